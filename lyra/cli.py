@@ -1,0 +1,52 @@
+"""The ``lyra`` command line.
+
+Each area registers its own sub-commands from a light module; heavy packages (pybullet, lancedb,
+libcst) are imported only inside the handler that needs them, so ``lyra --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from lyra.errors import LyraError
+
+# Modules with a ``register(subparsers)`` function, in the order their commands are listed.
+COMMAND_MODULES = (
+    "envs.ravens.cli",
+    "lyra.bench",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser with every area's sub-commands registered."""
+    parser = argparse.ArgumentParser(
+        prog="lyra",
+        description="Teach a robot arm long-horizon manipulation with skills written as code.",
+    )
+    parser.add_argument("--version", action="version", version="lyra 0.1.0")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the process exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "func", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(handler(args) or 0)
+    except LyraError as error:
+        print(f"lyra: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

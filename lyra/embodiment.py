@@ -1,0 +1,143 @@
+"""The protocol every backend implements, and the context variable that makes one active.
+
+Skills never see an embodiment object: they call the functions of :mod:`lyra.api`, which forward
+to whichever embodiment ``with lyra.use(env):`` made active in the current thread or task.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from lyra.errors import NoEmbodimentError
+from lyra.geometry import Point, Pose, Size
+
+
+@dataclass(frozen=True)
+class ObjectState:
+    """What a predicate or a regression snapshot needs to know about one object."""
+
+    name: str
+    kind: str
+    color: str
+    pose: Pose
+    size: Size
+
+
+@dataclass(frozen=True)
+class WorkspaceBox:
+    """The box the end effector may move in, and the height of the surface objects rest on."""
+
+    low: Point
+    high: Point
+    table_z: float
+
+
+@runtime_checkable
+class Embodiment(Protocol):
+    """A robot with objects around it; one per backend (Ravens, Kitchen, MetaWorld, FR3)."""
+
+    def object_names(self, kind: str | None = None, color: str | None = None) -> list[str]:
+        """Names of the objects in the scene, optionally only those of a kind and colour."""
+        ...
+
+    def object_pose(self, name: str) -> Pose:
+        """Pose of an object's centre."""
+        ...
+
+    def object_size(self, name: str) -> Size:
+        """Extents of an object along its own axes."""
+        ...
+
+    def bounding_box(self, name: str) -> tuple[Point, Point]:
+        """World-aligned bounding box (lowest corner, highest corner) of an object."""
+        ...
+
+    def ee_pose(self) -> Pose:
+        """Pose of the tool point."""
+        ...
+
+    def move_ee(self, pose: Pose) -> None:
+        """Move the tool point along a straight line to a pose."""
+        ...
+
+    def pick(self, name: str) -> None:
+        """Grasp an object from above and lift it."""
+        ...
+
+    def place(self, pose: Pose) -> None:
+        """Put the held object's centre at a pose, release it and retreat."""
+        ...
+
+    def put_first_on_second(self, obj: str, target: str | Pose, yaw: float | None) -> None:
+        """Pick an object and set it down on another object or at a pose, on whatever is there."""
+        ...
+
+    def held_object(self) -> str | None:
+        """Name of the object in the gripper, if any."""
+        ...
+
+    def workspace(self) -> WorkspaceBox:
+        """The reachable box and the table height."""
+        ...
+
+    def world_state(self) -> dict[str, ObjectState]:
+        """Every object's state, for predicates and regression snapshots."""
+        ...
+
+
+@dataclass
+class _Active:
+    embodiment: Embodiment
+    on_call: Callable[[str], None] | None
+
+
+_ACTIVE: contextvars.ContextVar[_Active | None] = contextvars.ContextVar(
+    "lyra_embodiment", default=None
+)
+
+
+def _as_embodiment(target: object) -> Embodiment:
+    # A Gymnasium env (wrapped or not) carries its embodiment on the unwrapped env.
+    for candidate in (target, getattr(target, "unwrapped", None)):
+        if isinstance(candidate, Embodiment):
+            return candidate
+        inner = getattr(candidate, "embodiment", None)
+        if isinstance(inner, Embodiment):
+            return inner
+    raise TypeError(
+        f"{type(target).__name__} is not an embodiment: pass a backend env such as "
+        "gymnasium.make('lyra/RavensTabletop-v0') or an object implementing lyra.Embodiment"
+    )
+
+
+@contextlib.contextmanager
+def use(target: object, on_call: Callable[[str], None] | None = None) -> Iterator[Embodiment]:
+    """Make an embodiment active for the primitives of :mod:`lyra.api` inside the block.
+
+    Args:
+        target: an embodiment, or a Gymnasium env whose unwrapped env has an ``embodiment``.
+        on_call: called with each primitive's name before it runs (the sandbox counts calls).
+
+    Yields:
+        The embodiment that is now active.
+    """
+    embodiment = _as_embodiment(target)
+    token = _ACTIVE.set(_Active(embodiment, on_call))
+    try:
+        yield embodiment
+    finally:
+        _ACTIVE.reset(token)
+
+
+def active(primitive: str) -> Embodiment:
+    """Return the active embodiment, telling the call hook which primitive is about to run."""
+    current = _ACTIVE.get()
+    if current is None:
+        raise NoEmbodimentError()
+    if current.on_call is not None:
+        current.on_call(primitive)
+    return current.embodiment

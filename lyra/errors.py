@@ -1,0 +1,50 @@
+"""The typed errors primitives raise; each message tells the caller (a person or an LLM) what to do next."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class LyraError(Exception):
+    """Base of every error lyra raises on purpose."""
+
+
+class NoEmbodimentError(LyraError):
+    """A primitive was called with no embodiment active."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "no robot is active: run skills inside `with lyra.use(env):` "
+            "(or through the sandbox, which does this for you)"
+        )
+
+
+class UnknownObjectError(LyraError):
+    """A primitive was given an object name that is not in the scene."""
+
+    def __init__(self, name: str, known: Iterable[str]) -> None:
+        self.name = name
+        self.known = sorted(known)
+        close = difflib.get_close_matches(name, self.known, n=1, cutoff=0.6)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
+        super().__init__(
+            f"unknown object '{name}'.{hint} Known objects: {', '.join(self.known) or '(none)'}"
+        )
+
+
+class UnreachablePoseError(LyraError):
+    """A target lies outside the workspace box or out of the arm's reach."""
+
+    def __init__(self, what: str, detail: str) -> None:
+        self.what = what
+        self.detail = detail
+        super().__init__(f"cannot reach {what}: {detail}")
+
+
+class GraspError(LyraError):
+    """Picking or placing was asked in a state that does not allow it."""
+
+
+class MotionError(LyraError):
+    """The arm could not follow a commanded motion (a collision blocked it, or it did not settle)."""
