@@ -1,0 +1,88 @@
+"""Accepted instruction -> plan examples, each kept as one reviewable YAML file in ``examples/``.
+
+The files are the source of truth; the memory's examples table is an index rebuilt from them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Example(BaseModel):
+    """One accepted task: what the person asked, the plan code that did it and what it left."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$")
+    instruction: str
+    code: str
+    skills: list[str] = Field(default_factory=list, description="skills the plan calls")
+    backend: str = "ravens"
+    task: str | None = Field(default=None, description="curriculum task it came from")
+    seed: int | None = None
+    scene: dict[str, Any] | None = None
+    snapshot: dict[str, Any] = Field(
+        default_factory=dict, description="final object poses, for the regression re-check"
+    )
+    created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+
+def slugify(text: str, limit: int = 48) -> str:
+    """Return a file-name-safe id made from free text."""
+    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+    return slug[:limit].rstrip("_") or "example"
+
+
+def _literal_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    # Multi-line code reads best as a YAML block scalar.
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(str, _literal_str)
+
+
+def save_example(example: Example, folder: Path) -> Path:
+    """Write an example atomically to ``folder/<id>.yaml`` and return the path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{example.id}.yaml"
+    text = yaml.dump(example.model_dump(), Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{example.id}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_example(path: Path) -> Example:
+    """Read one example file; a malformed file raises ValueError naming the file."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return Example.model_validate(data)
+    except (yaml.YAMLError, ValueError) as error:
+        raise ValueError(f"{path}: not a valid example file: {error}") from error
+
+
+def iter_examples(folder: Path) -> Iterator[tuple[Path, Example]]:
+    """Yield (path, example) for every example file in a folder, sorted by file name."""
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.glob("*.yaml")):
+        yield path, load_example(path)
