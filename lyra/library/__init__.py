@@ -1,4 +1,4 @@
-"""Skills as code: parse the skill modules, patch them with libcst, index and draw the skill tree."""
+"""Skills as code: parse the skill modules, patch them with libcst, draw the skill tree."""
 
 from __future__ import annotations
 
