@@ -1,0 +1,1 @@
+"""One package per backend, each implementing lyra's Embodiment protocol."""

@@ -1,4 +1,4 @@
-"""lyra: teach a robot arm long-horizon manipulation by talking to an LLM that writes skills as code."""
+"""lyra: teach a robot arm long-horizon manipulation through an LLM that writes skills as code."""
 
 from lyra.embodiment import Embodiment, ObjectState, WorkspaceBox, use
 from lyra.errors import (

@@ -125,7 +125,9 @@ def place(target: Pose | Point, yaw_deg: float | None = None) -> None:
     embodiment.place(target)
 
 
-def put_first_on_second(first: str, second: str | Point | Pose, yaw_deg: float | None = None) -> None:
+def put_first_on_second(
+    first: str, second: str | Point | Pose, yaw_deg: float | None = None
+) -> None:
     """Pick the first object and set it down on the second, stacking on whatever is already there.
 
     Args:

@@ -1,4 +1,4 @@
-"""The typed errors primitives raise; each message tells the caller (a person or an LLM) what to do next."""
+"""The typed errors lyra raises; each message tells the caller (person or LLM) what to do next."""
 
 from __future__ import annotations
 
@@ -47,4 +47,4 @@ class GraspError(LyraError):
 
 
 class MotionError(LyraError):
-    """The arm could not follow a commanded motion (a collision blocked it, or it did not settle)."""
+    """The arm could not follow a commanded motion (it touched something it should not)."""

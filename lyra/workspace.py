@@ -45,7 +45,10 @@ class Workspace:
             sys.path.remove(root)
         sys.path.insert(0, root)
         loaded = sys.modules.get("skills")
-        if loaded is not None and Path(getattr(loaded, "__file__", "") or "").parent != self.skills_dir:
+        if (
+            loaded is not None
+            and Path(getattr(loaded, "__file__", "") or "").parent != self.skills_dir
+        ):
             # Another workspace's skills were imported earlier in this process: forget them.
             for name in [m for m in sys.modules if m == "skills" or m.startswith("skills.")]:
                 del sys.modules[name]

@@ -1,0 +1,298 @@
+"""Success predicates over a world-state snapshot, shared by curricula and regression checks.
+
+Each predicate takes the ``{name: ObjectState}`` mapping an embodiment's ``world_state()``
+returns and gives a :class:`Verdict` whose reason says what is wrong in words a person or an LLM
+can act on. Curricula name predicates in YAML (``{stacked: [a, b, c]}``); :func:`from_spec`
+turns such a list into one predicate. Footprint geometry assumes boxes lying flat, the shape of
+every tabletop object; lengths are metres and angles degrees.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lyra.embodiment import ObjectState
+from lyra.errors import LyraError
+from lyra.geometry import Point
+
+State = Mapping[str, ObjectState]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a predicate holds, and why not."""
+
+    ok: bool
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+Predicate = Callable[[State], Verdict]
+PASS = Verdict(True)
+
+
+class PredicateError(LyraError):
+    """A predicate names an object that is not there or is written wrongly."""
+
+
+def _get(state: State, name: str) -> ObjectState:
+    if name not in state:
+        raise PredicateError(
+            f"the predicate names '{name}', which is not in the scene "
+            f"(objects: {', '.join(sorted(state))})"
+        )
+    return state[name]
+
+
+def _bottom(obj: ObjectState) -> float:
+    return obj.pose.position.z - _height(obj) / 2
+
+
+def _top(obj: ObjectState) -> float:
+    return obj.pose.position.z + _height(obj) / 2
+
+
+def _height(obj: ObjectState) -> float:
+    rotation = obj.pose.rotation_matrix()
+    return float(
+        sum(abs(rotation[2, i]) * e for i, e in enumerate((obj.size.x, obj.size.y, obj.size.z)))
+    )
+
+
+def _in_frame(obj: ObjectState, point: Point) -> tuple[float, float]:
+    """``point`` in ``obj``'s horizontal frame (x along its own x axis)."""
+    dx, dy = point.x - obj.pose.position.x, point.y - obj.pose.position.y
+    c, s = math.cos(obj.pose.yaw), math.sin(obj.pose.yaw)
+    return c * dx + s * dy, -s * dx + c * dy
+
+
+def _half_extents_in(obj: ObjectState, frame: ObjectState) -> tuple[float, float]:
+    """Half extents of ``obj``'s footprint along the axes of ``frame`` (a bounding rectangle)."""
+    turn = obj.pose.yaw - frame.pose.yaw
+    c, s = abs(math.cos(turn)), abs(math.sin(turn))
+    return (
+        0.5 * (c * obj.size.x + s * obj.size.y),
+        0.5 * (s * obj.size.x + c * obj.size.y),
+    )
+
+
+def _fmt(value: float) -> str:
+    return f"{value * 1000:.1f} mm"
+
+
+def on_top(state: State, upper: str, lower: str, tolerance: float = 0.005) -> Verdict:
+    """``upper`` rests on ``lower``: its bottom at ``lower``'s top, their footprints overlapping."""
+    a, b = _get(state, upper), _get(state, lower)
+    u, v = _in_frame(b, a.pose.position)
+    half = _half_extents_in(a, b)
+    # A block bridging two others rests on both though its centre is over neither: ask for a
+    # real overlap of the footprints (5 mm each way) rather than a centre over ``lower``.
+    overlap = min(
+        half[0] + b.size.x / 2 - abs(u),
+        half[1] + b.size.y / 2 - abs(v),
+    )
+    if overlap < 0.005:
+        return Verdict(False, f"'{upper}' is not over '{lower}'")
+    gap = _bottom(a) - _top(b)
+    if abs(gap) > tolerance:
+        where = "above" if gap > 0 else "into"
+        return Verdict(False, f"'{upper}' is {_fmt(abs(gap))} {where} the top of '{lower}'")
+    return PASS
+
+
+def stacked(
+    state: State, names: Sequence[str], xy_tolerance: float = 0.01, tolerance: float = 0.005
+) -> Verdict:
+    """``names`` form a column, bottom first: the first on the table, each centred on the last."""
+    if len(names) < 2:
+        raise PredicateError("stacked needs at least two objects, bottom first")
+    bottom = _get(state, names[0])
+    if abs(_bottom(bottom)) > tolerance:
+        return Verdict(False, f"the bottom object '{names[0]}' is not on the table")
+    for lower, upper in itertools.pairwise(names):
+        verdict = on_top(state, upper, lower, tolerance)
+        if not verdict:
+            return verdict
+        offset = _get(state, upper).pose.position - _get(state, lower).pose.position
+        off = math.hypot(offset.x, offset.y)
+        if off > xy_tolerance:
+            return Verdict(
+                False,
+                f"'{upper}' is {_fmt(off)} off the centre of '{lower}' "
+                f"(at most {_fmt(xy_tolerance)})",
+            )
+    return PASS
+
+
+def on_table(state: State, name: str, tolerance: float = 0.003) -> Verdict:
+    """``name`` rests directly on the table (the surface at z = 0)."""
+    bottom = _bottom(_get(state, name))
+    if abs(bottom) > tolerance:
+        return Verdict(False, f"'{name}' is {_fmt(bottom)} above the table")
+    return PASS
+
+
+def _gap(a: ObjectState, b: ObjectState) -> float:
+    """Clearance between two footprints, measured in ``b``'s frame (negative: they overlap)."""
+    u, v = _in_frame(b, a.pose.position)
+    ha = _half_extents_in(a, b)
+    return max(abs(u) - ha[0] - b.size.x / 2, abs(v) - ha[1] - b.size.y / 2)
+
+
+def next_to(state: State, a: str, b: str, gap: float = 0.0, tolerance: float = 0.004) -> Verdict:
+    """``a`` stands beside ``b`` at the same level, not overlapping, with ``gap`` between faces."""
+    first, second = _get(state, a), _get(state, b)
+    if abs(_bottom(first) - _bottom(second)) > tolerance:
+        return Verdict(False, f"'{a}' and '{b}' are not at the same level")
+    actual = _gap(first, second)
+    if actual < -1e-3:
+        return Verdict(False, f"'{a}' overlaps '{b}' by {_fmt(-actual)}")
+    if abs(actual - gap) > tolerance:
+        return Verdict(False, f"the gap between '{a}' and '{b}' is {_fmt(actual)}, not {_fmt(gap)}")
+    return PASS
+
+
+def rotated_by(
+    state: State,
+    name: str,
+    degrees: float,
+    reference: str | None = None,
+    tolerance_deg: float = 3.0,
+) -> Verdict:
+    """``name`` is turned by ``degrees`` about the vertical, from world x or from ``reference``.
+
+    A box looks the same after a half turn (a square one after a quarter turn), so yaws are
+    compared modulo that symmetry.
+    """
+    obj = _get(state, name)
+    base = _get(state, reference).pose.yaw if reference else 0.0
+    period = math.pi / 2 if abs(obj.size.x - obj.size.y) < 1e-6 else math.pi
+    error = (obj.pose.yaw - base - math.radians(degrees)) % period
+    error = min(error, period - error)
+    if math.degrees(error) > tolerance_deg:
+        return Verdict(
+            False, f"'{name}' is {math.degrees(error):.1f} degrees off the asked rotation"
+        )
+    return PASS
+
+
+def aligned(state: State, a: str, b: str, how: str = "edges", tolerance: float = 0.004) -> Verdict:
+    """``a`` lines up with ``b``, in one of three ways.
+
+    ``edges``: parallel, touching, with a pair of edges flush; ``corners``: parallel and
+    touching corner to corner; ``centres``: centred on one of ``b``'s axes.
+    """
+    if how not in ("edges", "corners", "centres"):
+        raise PredicateError(f"aligned takes how = edges, corners or centres, not '{how}'")
+    first, second = _get(state, a), _get(state, b)
+    parallel = rotated_by(
+        state, a, 0.0, reference=b, tolerance_deg=3.0 if how != "centres" else 360
+    )
+    if not parallel and how != "centres":
+        return Verdict(False, f"'{a}' is not parallel to '{b}'")
+    u, v = _in_frame(second, first.pose.position)
+    ha = _half_extents_in(first, second)
+    hb = (second.size.x / 2, second.size.y / 2)
+    if how == "centres":
+        off = min(abs(u), abs(v))
+        if off > tolerance:
+            return Verdict(False, f"'{a}' is {_fmt(off)} off the centre line of '{b}'")
+        return PASS
+    # Flush edges: along one axis the faces meet or the edges line up; corners: both axes meet.
+    touch = [abs(abs(d) - (h + k)) for d, h, k in zip((u, v), ha, hb, strict=True)]
+    flush = [
+        min(abs((d - h) - (-k)), abs((d + h) - k)) for d, h, k in zip((u, v), ha, hb, strict=True)
+    ]
+    if how == "corners":
+        ok = max(touch) <= tolerance
+        return PASS if ok else Verdict(False, f"'{a}' does not touch '{b}' corner to corner")
+    ok = (touch[0] <= tolerance and flush[1] <= tolerance) or (
+        touch[1] <= tolerance and flush[0] <= tolerance
+    )
+    return PASS if ok else Verdict(False, f"no edge of '{a}' is flush with an edge of '{b}'")
+
+
+def inside(state: State, name: str, zone: str, margin: float = 0.0) -> Verdict:
+    """``name``'s footprint lies within ``zone``'s (a zone, a bowl or any object)."""
+    obj, area = _get(state, name), _get(state, zone)
+    u, v = _in_frame(area, obj.pose.position)
+    ha = _half_extents_in(obj, area)
+    over = max(abs(u) + ha[0] - area.size.x / 2, abs(v) + ha[1] - area.size.y / 2) + margin
+    if over > 1e-3:
+        return Verdict(False, f"'{name}' sticks {_fmt(over)} out of '{zone}'")
+    return PASS
+
+
+def within_distance(state: State, name: str, other: str, distance: float) -> Verdict:
+    """The centres of ``name`` and ``other`` are at most ``distance`` apart horizontally."""
+    a, b = _get(state, name).pose.position, _get(state, other).pose.position
+    actual = math.hypot(a.x - b.x, a.y - b.y)
+    if actual > distance:
+        return Verdict(
+            False, f"'{name}' is {_fmt(actual)} from '{other}', more than {_fmt(distance)}"
+        )
+    return PASS
+
+
+REGISTRY: dict[str, Callable[..., Verdict]] = {
+    "stacked": stacked,
+    "on_top": on_top,
+    "on_table": on_table,
+    "next_to": next_to,
+    "aligned": aligned,
+    "inside": inside,
+    "rotated_by": rotated_by,
+    "within_distance": within_distance,
+}
+
+
+def _bind(name: str, args: Any) -> Predicate:
+    function = REGISTRY.get(name)
+    if function is None:
+        raise PredicateError(
+            f"unknown predicate '{name}': use one of {', '.join(sorted(REGISTRY))}"
+        )
+    params = list(inspect.signature(function).parameters)[1:]
+    if isinstance(args, Mapping):
+        kwargs = dict(args)
+    elif isinstance(args, list) and name == "stacked":
+        kwargs = {"names": args}
+    elif isinstance(args, list):
+        kwargs = dict(zip(params, args, strict=False))
+    else:
+        kwargs = {params[0]: args}
+    try:
+        inspect.signature(function).bind(None, **kwargs)
+    except TypeError as error:
+        raise PredicateError(f"predicate '{name}': {error}; it takes {', '.join(params)}") from None
+    return lambda state: function(state, **kwargs)
+
+
+def from_spec(spec: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> Predicate:
+    """Build one predicate, true when all listed ones hold, from its YAML form.
+
+    Example: ``[{stacked: [red_block, blue_block]}, {next_to: {a: x, b: y, gap: 0.005}}]``.
+    """
+    items = [spec] if isinstance(spec, Mapping) else list(spec)
+    checks: list[Predicate] = []
+    for item in items:
+        if not isinstance(item, Mapping) or len(item) != 1:
+            raise PredicateError(f"each predicate is one `name: arguments` pair, got {item!r}")
+        ((name, args),) = item.items()
+        checks.append(_bind(str(name), args))
+
+    def all_hold(state: State) -> Verdict:
+        for check in checks:
+            verdict = check(state)
+            if not verdict:
+                return verdict
+        return PASS
+
+    return all_hold
