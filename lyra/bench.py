@@ -12,14 +12,18 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 SITE = {
     "type": "zone",
     "name": "site",
     "size": [0.16, 0.16, 0.001],
-    "poses": [{"x": 0.62, "y": 0.0}],
+    "poses": [{"x": 0.64, "y": 0.0}],
 }
+# Blocks wait nearer the robot than the site: reaching past a tall tower, the Panda's elbow
+# would sweep it.
+STAGING = {"x": [0.3, 0.54], "y": [-0.3, 0.3]}
 BLOCK = 0.04
 GAP = 0.005
 
@@ -50,7 +54,7 @@ def _pyramid_plan() -> int:
 
 
 def _pyramid_ok(state: dict[str, Any]) -> tuple[bool, str]:
-    from lyra.predicates import next_to, on_top, on_table
+    from lyra.predicates import next_to, on_table, on_top
 
     b = sorted(n for n in state if n.startswith("yellow"))
     checks = [
@@ -93,7 +97,7 @@ TASKS = {
     "pyramid": (
         BenchTask(
             "pyramid-6",
-            {"objects": [SITE, {"type": "block", "color": "yellow", "count": 6}]},
+            {"objects": [SITE, {"type": "block", "color": "yellow", "count": 6}], "area": STAGING},
             _pyramid_plan,
             hold_seconds=0.0,
         ),
@@ -102,7 +106,7 @@ TASKS = {
     "tower": (
         BenchTask(
             "tower-10",
-            {"objects": [SITE, {"type": "block", "color": "yellow", "count": 10}]},
+            {"objects": [SITE, {"type": "block", "color": "yellow", "count": 10}], "area": STAGING},
             _tower_plan,
             hold_seconds=5.0,
         ),
@@ -111,9 +115,16 @@ TASKS = {
 }
 
 
-def run_tabletop(task_names: list[str], seeds: int) -> list[dict[str, Any]]:
-    """Run each task over seeds 0..seeds-1 and return one summary row per task."""
+def run_tabletop(
+    task_names: list[str], seeds: int, gif_dir: Path | None = None
+) -> list[dict[str, Any]]:
+    """Run each task over seeds 0..seeds-1 and return one summary row per task.
+
+    With ``gif_dir``, one more run of each task (seed 0) is recorded to ``TASK.gif`` there;
+    it is not timed, since rendering costs more than the motion.
+    """
     import lyra
+    from envs.ravens.render import Recorder
     from envs.ravens.scene import load_scene
     from envs.ravens.tabletop import Tabletop
 
@@ -144,6 +155,15 @@ def run_tabletop(task_names: list[str], seeds: int) -> list[dict[str, Any]]:
             successes += ok
             if not ok:
                 failures.append(f"seed {seed}: {reason}")
+        if gif_dir is not None:
+            table.reset(scene, 0)
+            recorder = Recorder(table).attach()
+            with lyra.use(table):
+                task.plan()
+            table.home()
+            recorder.capture("done")
+            recorder.save(gif_dir / f"{task.name}.gif")
+            recorder.detach()
         rows.append(
             {
                 "task": task.name,
@@ -169,12 +189,15 @@ def register(subparsers: Any) -> None:
     tabletop.add_argument(
         "--task", choices=[*TASKS, "all"], default="all", help="which task (default all)"
     )
+    tabletop.add_argument(
+        "--gif", metavar="DIR", help="also record one run per task as DIR/TASK.gif"
+    )
     tabletop.set_defaults(func=_tabletop)
 
 
 def _tabletop(args: argparse.Namespace) -> int:
     names = list(TASKS) if args.task == "all" else [args.task]
-    rows = run_tabletop(names, args.seeds)
+    rows = run_tabletop(names, args.seeds, Path(args.gif) if args.gif else None)
     print(f"{'task':<12} {'success':>9} {'s / pick-place':>15} {'physics steps/s':>16}")
     for row in rows:
         print(
@@ -183,4 +206,6 @@ def _tabletop(args: argparse.Namespace) -> int:
         )
         for failure in row["failures"]:
             print(f"  failed {failure}")
+    if args.gif:
+        print(f"GIFs of one run per task: {args.gif}/")
     return 0 if all(r["success"] == r["seeds"] for r in rows) else 1

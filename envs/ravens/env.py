@@ -22,8 +22,8 @@ from lyra.errors import LyraError
 from lyra.geometry import Point, Pose
 from lyra.predicates import Predicate, Verdict, from_spec
 
-ObsType = dict[str, np.ndarray]
-ActType = dict[str, np.ndarray]
+ObsType = dict[str, Any]
+ActType = dict[str, Any]
 
 
 def _pose_row(pose: Pose) -> np.ndarray:
@@ -33,7 +33,8 @@ def _pose_row(pose: Pose) -> np.ndarray:
 class RavensTabletopEnv(gym.Env[ObsType, ActType]):
     """A Panda with a suction tool and a scene of boxes, stepped one pick-and-place at a time."""
 
-    metadata = {"render_modes": ["rgb_array"], "render_fps": 3}
+    # Gymnasium declares metadata as an instance attribute, so it cannot be a ClassVar here.
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 3}  # noqa: RUF012
 
     def __init__(
         self,
@@ -63,10 +64,14 @@ class RavensTabletopEnv(gym.Env[ObsType, ActType]):
         self._set_observation_space(sum(group.count for group in self.scene.objects))
 
     def _set_observation_space(self, count: int) -> None:
+        # Rows are (x, y, z, qx, qy, qz, qw): positions within 2 m of the base, unit quaternions.
+        low = np.array([-2, -2, -2, -1, -1, -1, -1], dtype=np.float32)
         self.observation_space = spaces.Dict(
             {
-                "ee": spaces.Box(-np.inf, np.inf, shape=(7,), dtype=np.float32),
-                "objects": spaces.Box(-np.inf, np.inf, shape=(count, 7), dtype=np.float32),
+                "ee": spaces.Box(low, -low, dtype=np.float32),
+                "objects": spaces.Box(
+                    np.tile(low, (count, 1)), np.tile(-low, (count, 1)), dtype=np.float32
+                ),
             }
         )
 
@@ -102,7 +107,7 @@ class RavensTabletopEnv(gym.Env[ObsType, ActType]):
             info["error"] = error
         return self._observation(), float(info["success"]), bool(info["success"]), False, info
 
-    def render(self) -> np.ndarray | None:  # type: ignore[override]
+    def render(self) -> np.ndarray | None:
         """Return an RGB frame of the scene (render_mode "rgb_array")."""
         if self.render_mode != "rgb_array":
             return None

@@ -25,6 +25,7 @@ from envs.ravens.scene import COLORS, PlacedObject, SceneSpec, layout
 from lyra.embodiment import ObjectState, WorkspaceBox
 from lyra.errors import GraspError, MotionError, UnknownObjectError, UnreachablePoseError
 from lyra.geometry import Point, Pose, Size, quat_to_matrix, wrap_angle
+from lyra.predicates import on_top
 
 ARM_JOINTS = tuple(range(7))
 FINGER_JOINTS = (9, 10)
@@ -100,7 +101,7 @@ def connect() -> BulletClient:
 
 def _tool_orientation(yaw: float) -> tuple[float, float, float, float]:
     """The tool-link orientation pointing straight down, turned by ``yaw``."""
-    return tuple(pybullet.getQuaternionFromEuler((math.pi, 0.0, yaw)))  # type: ignore[return-value]
+    return tuple(pybullet.getQuaternionFromEuler((math.pi, 0.0, yaw)))
 
 
 class _Kinematics:
@@ -267,9 +268,10 @@ class Tabletop:
         return collision, visual
 
     def close(self) -> None:
-        """Disconnect both physics clients."""
-        self.sim.disconnect()
-        self.kinematics.close()
+        """Disconnect both physics clients (again is fine)."""
+        if self.sim.isConnected():
+            self.sim.disconnect()
+            self.kinematics.close()
 
     # -- inspection ------------------------------------------------------------------------
 
@@ -291,7 +293,7 @@ class Tabletop:
     def object_pose(self, name: str) -> Pose:
         """Pose of an object's centre."""
         position, orientation = self.sim.getBasePositionAndOrientation(self._body(name).uid)
-        return Pose(Point.of(position), tuple(orientation))  # type: ignore[arg-type]
+        return Pose(Point.of(position), tuple(orientation))
 
     def object_size(self, name: str) -> Size:
         """Extents of an object along its own axes."""
@@ -308,8 +310,8 @@ class Tabletop:
         """Pose of the tool point (the closed fingertips), gripper pointing down."""
         state = self.sim.getLinkState(self.robot, TOOL_LINK, computeForwardKinematics=True)
         position, orientation = np.asarray(state[4]), tuple(state[5])
-        tip = position + quat_to_matrix(orientation) @ np.array([0, 0, TIP_OFFSET])  # type: ignore[arg-type]
-        return Pose(Point.of(tip), orientation)  # type: ignore[arg-type]
+        tip = position + quat_to_matrix(orientation) @ np.array([0, 0, TIP_OFFSET])
+        return Pose(Point.of(tip), orientation)
 
     def topmost_at(self, x: float, y: float) -> str:
         """Name of the highest object whose footprint covers the point (x, y)."""
@@ -405,8 +407,9 @@ class Tabletop:
         if self.grasp is None:
             raise GraspError("nothing is held: pick an object before placing it")
         name = self.grasp.name
+        self._check_box(pose.position, f"the place pose for '{name}'")
         tip, tool_yaw = self._tool_target_for(pose)
-        self._check_box(tip, f"the place pose for '{name}'")
+        self._check_box(tip, f"the tool target for placing '{name}'")
         uid = self.bodies[name].uid
         self._transit(tip + Point(0, 0, 0.01), tool_yaw)
         self._line(
@@ -473,7 +476,7 @@ class Tabletop:
 
     def _ik(self, seed: np.ndarray, tip: Point, yaw: float) -> np.ndarray:
         orientation = _tool_orientation(yaw)
-        link = tip.as_array() - quat_to_matrix(orientation) @ np.array([0, 0, TIP_OFFSET])  # type: ignore[arg-type]
+        link = tip.as_array() - quat_to_matrix(orientation) @ np.array([0, 0, TIP_OFFSET])
         q, error = self.kinematics.solve(seed, link, orientation)
         if error > self.config.ik_tolerance:
             raise UnreachablePoseError(
@@ -517,6 +520,9 @@ class Tabletop:
         count = max(1, math.ceil(distance / 0.02), math.ceil(abs(turn) / 0.1))
         arc = np.concatenate([[0.0], np.cumsum(lengths)])
         q = self._joints()
+        # Solve the destination first, so that an unreachable target is reported as itself
+        # rather than as the first waypoint that falls out of reach on the way.
+        self._ik(q, corners[-1], yaw)
         waypoints = [q]
         for i in range(1, count + 1):
             s = i / count
@@ -647,7 +653,7 @@ class Tabletop:
         tool_yaw = self._preferred_yaw(list(links))
         link_pos = min(links.items(), key=lambda item: abs(wrap_angle(item[0] - tool_yaw)))[1]
         orientation = _tool_orientation(tool_yaw)
-        tip = np.asarray(link_pos) + quat_to_matrix(orientation) @ np.array([0, 0, TIP_OFFSET])  # type: ignore[arg-type]
+        tip = np.asarray(link_pos) + quat_to_matrix(orientation) @ np.array([0, 0, TIP_OFFSET])
         return Point.of(tip), float(tool_yaw)
 
     # -- contact and support ---------------------------------------------------------------
@@ -666,9 +672,9 @@ class Tabletop:
             self._command(self._joints())
             raise MotionError(
                 f"the arm touched '{name}' (link {contact[3]}) on its way to "
-                f"({tip.x:.3f}, {tip.y:.3f}, {tip.z:.3f}) and stopped; keep tall stacks out of "
-                "the arm's way (build them nearer the robot than the objects still to move, or "
-                "move those first)"
+                f"({tip.x:.3f}, {tip.y:.3f}, {tip.z:.3f}) and stopped; the arm reaches over "
+                "whatever stands between its base at (0, 0, 0) and the target, so build tall "
+                "stacks farther from the base than the objects still to move, or to one side"
             )
 
     def _robot_touches(self, uid: int) -> bool:
@@ -686,13 +692,12 @@ class Tabletop:
         return False
 
     def _objects_on(self, name: str) -> list[str]:
-        uid = self._body(name).uid
+        # Geometry rather than contact points: bodies asleep in a stack report no contacts.
+        state = self.world_state()
         return sorted(
             other
             for other, body in self.bodies.items()
-            if other != name
-            and any(c[7][2] < -0.7 for c in self.sim.getContactPoints(body.uid, uid))
-            and self.object_pose(other).position.z > self.object_pose(name).position.z
+            if other != name and body.placed.kind != "zone" and on_top(state, other, name)
         )
 
     def _support_height(
@@ -737,7 +742,7 @@ class Tabletop:
         self.sim.changeConstraint(constraint, maxForce=200)
         for link_index in GRIPPER_LINKS:
             self.sim.setCollisionFilterPair(self.robot, uid, link_index, -1, 0)
-        self.grasp = _Grasp(name, constraint, tuple(offset_pos), tuple(offset_orn))  # type: ignore[arg-type]
+        self.grasp = _Grasp(name, constraint, tuple(offset_pos), tuple(offset_orn))
         self._touch_allowed = {uid}
 
     def _release(self) -> None:

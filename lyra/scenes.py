@@ -1,8 +1,13 @@
-"""``lyra scene ...``: look at a tabletop scene spec before teaching with it."""
+"""``lyra scene ...``: look at a tabletop scene spec before teaching with it.
+
+It lives outside ``envs`` so that ``lyra --help`` imports no backend (importing ``envs.ravens``
+registers its Gymnasium environment, which imports gymnasium).
+"""
 
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 
@@ -31,7 +36,8 @@ def _show(args: argparse.Namespace) -> int:
         print(f"{'object':<22} {'kind':<6} {'colour':<7} {'x':>7} {'y':>7} {'z':>7} {'yaw':>6}")
         for name, state in sorted(table.world_state().items()):
             p = state.pose.position
-            yaw = state.pose.yaw * 57.29578
+            # Adding 0.0 turns a rounded -0.0 into 0.0.
+            yaw = round(math.degrees(state.pose.yaw), 1) + 0.0
             print(
                 f"{name:<22} {state.kind:<6} {state.color:<7} "
                 f"{p.x:7.3f} {p.y:7.3f} {p.z:7.3f} {yaw:6.1f}"

@@ -1,0 +1,106 @@
+from pathlib import Path
+
+import pytest
+
+from envs.ravens.scene import SceneError, layout, load_scene
+
+HOUSE = {
+    "objects": [
+        {"type": "block", "color": "yellow", "count": 14},
+        {"type": "plate", "color": "brown", "size": [0.18, 0.14, 0.01]},
+        {"type": "beam", "color": "brown", "size": [0.18, 0.025, 0.025]},
+        {"type": "tile", "color": "red", "count": 6, "size": [0.07, 0.06, 0.01]},
+    ]
+}
+JENGA = {"objects": [{"type": "plank", "color": "wood", "count": 9, "size": [0.15, 0.05, 0.03]}]}
+
+
+@pytest.mark.parametrize("spec", [HOUSE, JENGA], ids=["house", "jenga"])
+def test_lyra_scenes_lay_out_without_overlap_on_20_seeds(spec: dict) -> None:
+    scene = load_scene(spec)
+    for seed in range(20):
+        placed = layout(scene, seed)
+        assert len(placed) == sum(g.get("count", 1) for g in spec["objects"])
+        for i, a in enumerate(placed):
+            for b in placed[i + 1 :]:
+                apart_x = abs(a.x - b.x) >= (a.size[0] + b.size[0]) / 2
+                apart_y = abs(a.y - b.y) >= (a.size[1] + b.size[1]) / 2
+                assert apart_x or apart_y, (seed, a.name, b.name)
+            assert a.x - a.size[0] / 2 >= 0.3 and a.x + a.size[0] / 2 <= 0.7
+            assert a.y - a.size[1] / 2 >= -0.3 and a.y + a.size[1] / 2 <= 0.3
+
+
+def test_same_seed_same_layout_and_names() -> None:
+    scene = load_scene(HOUSE)
+    assert layout(scene, 3) == layout(scene, 3)
+    assert layout(scene, 3) != layout(scene, 4)
+    names = [p.name for p in layout(scene, 0)]
+    assert "brown_plate" in names and "yellow_block_13" in names and "red_tile_5" in names
+
+
+def test_fixed_poses_are_kept() -> None:
+    scene = load_scene(
+        {
+            "objects": [
+                {"type": "block", "name": "a", "poses": [{"x": 0.5, "y": 0.1, "yaw_deg": 90}]}
+            ]
+        }
+    )
+    (placed,) = layout(scene, 0)
+    assert (placed.x, placed.y, placed.z) == (0.5, 0.1, 0.02)
+    assert placed.yaw == pytest.approx(1.5707963)
+
+
+def test_unknown_object_type_names_the_field() -> None:
+    with pytest.raises(SceneError) as caught:
+        load_scene({"objects": [{"type": "block"}, {"type": "cube"}]})
+    assert str(caught.value) == (
+        "scene: objects.1.type: Input should be 'block', 'plate', 'tile', 'beam', 'plank', "
+        "'bowl' or 'zone' (got 'cube')"
+    )
+
+
+def test_negative_size_names_the_field() -> None:
+    with pytest.raises(SceneError) as caught:
+        load_scene({"objects": [{"type": "block", "size": [0.04, -0.01, 0.04]}]})
+    assert str(caught.value) == (
+        "scene: objects.0.size: Value error, every extent must be positive, got [0.04, -0.01, 0.04]"
+    )
+
+
+def test_too_many_objects_names_the_group() -> None:
+    scene = load_scene(
+        {"objects": [{"type": "plate"}, {"type": "block", "count": 60, "size": [0.06, 0.06, 0.06]}]}
+    )
+    with pytest.raises(SceneError) as caught:
+        layout(scene, 0)
+    assert str(caught.value) == (
+        "objects.1 (block, gray_block_20): does not fit in the placement area x [0.3, 0.7], "
+        "y [-0.3, 0.3] with the 21 objects already placed; use fewer or smaller objects, or a "
+        "larger `area`"
+    )
+
+
+def test_duplicate_names_are_refused() -> None:
+    with pytest.raises(SceneError) as caught:
+        load_scene(
+            {"objects": [{"type": "block", "color": "red"}, {"type": "block", "color": "red"}]}
+        )
+    assert str(caught.value) == (
+        "scene: (top level): Value error, objects.1: name 'red_block' is used twice; give the "
+        "group a `name`"
+    )
+
+
+def test_yaml_file_with_a_scene_key(tmp_path: Path) -> None:
+    path = tmp_path / "scene.yaml"
+    path.write_text("scene:\n  objects:\n    - {type: bowl, color: green}\n")
+    assert load_scene(path).objects[0].type == "bowl"
+
+
+def test_malformed_yaml_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("objects: [\n")
+    with pytest.raises(SceneError) as caught:
+        load_scene(path)
+    assert str(caught.value).startswith(f"{path}: not valid YAML: ")

@@ -1,0 +1,231 @@
+"""Physics tests: every one steps the pybullet simulation and checks where things ended up."""
+
+import math
+
+import numpy as np
+import pytest
+
+import lyra
+from envs.ravens.scene import load_scene
+from envs.ravens.tabletop import Tabletop
+from lyra.api import (
+    object_names,
+    object_pose,
+    pick,
+    place,
+    put_first_on_second,
+    relative_point,
+)
+from lyra.bench import SITE, STAGING
+from lyra.errors import GraspError, UnknownObjectError, UnreachablePoseError
+from lyra.geometry import Point, Pose
+from lyra.predicates import stacked
+
+
+def test_pick_and_place_lands_within_5_mm(two_blocks: Tabletop) -> None:
+    target = Point(0.5, 0.05, 0.02)
+    with lyra.use(two_blocks):
+        pick("red_block")
+        place(target, yaw_deg=30.0)
+    pose = two_blocks.object_pose("red_block")
+    assert pose.position.distance_to(target) < 0.005
+    # Boxes look the same after a half turn, so the yaw is compared modulo 180 degrees.
+    error = (pose.yaw - math.radians(30.0) + math.pi / 2) % math.pi - math.pi / 2
+    assert math.degrees(error) == pytest.approx(0.0, abs=1.0)
+    assert two_blocks.held_object() is None
+
+
+def test_put_on_object_lands_centred_on_its_top(two_blocks: Tabletop) -> None:
+    with lyra.use(two_blocks):
+        put_first_on_second("red_block", "blue_block")
+    red, blue = two_blocks.object_pose("red_block"), two_blocks.object_pose("blue_block")
+    assert math.hypot(red.position.x - blue.position.x, red.position.y - blue.position.y) < 0.005
+    assert red.position.z == pytest.approx(blue.position.z + 0.04, abs=0.003)
+
+
+def test_put_on_occupied_target_stacks_on_top(table: Tabletop) -> None:
+    table.reset(
+        load_scene({"objects": [{"type": "block", "color": c} for c in ("red", "green", "blue")]}),
+        3,
+    )
+    spot = Point(0.5, 0.0, 0.0)
+    with lyra.use(table):
+        put_first_on_second("blue_block", spot)
+        put_first_on_second("green_block", spot)
+        put_first_on_second("red_block", "blue_block")
+    assert stacked(table.world_state(), ["blue_block", "green_block", "red_block"])
+    assert table.object_pose("red_block").position.z == pytest.approx(0.10, abs=0.003)
+
+
+def test_next_to_with_a_5_mm_gap(two_blocks: Tabletop) -> None:
+    with lyra.use(two_blocks):
+        target = relative_point("blue_block", 0.045, 90.0)
+        put_first_on_second("red_block", target)
+    red, blue = two_blocks.object_pose("red_block"), two_blocks.object_pose("blue_block")
+    gap = (red.position.y - blue.position.y) - 0.04
+    assert gap == pytest.approx(0.005, abs=0.002)
+    assert red.position.x == pytest.approx(blue.position.x, abs=0.002)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(20))
+def test_ten_block_tower_still_stands_5_s_later(table: Tabletop, seed: int) -> None:
+    spec = {"objects": [SITE, {"type": "block", "color": "yellow", "count": 10}], "area": STAGING}
+    table.reset(load_scene(spec), seed)
+    with lyra.use(table):
+        below = "site"
+        for block in object_names(kind="block"):
+            put_first_on_second(block, below)
+            below = block
+    for _ in range(round(5.0 / table.config.time_step)):
+        table.sim.stepSimulation()
+    blocks = table.object_names(kind="block")
+    base, top = table.object_pose(blocks[0]).position, table.object_pose(blocks[-1]).position
+    assert math.hypot(top.x - base.x, top.y - base.y) < 0.01
+    assert top.z == pytest.approx(0.38, abs=0.005)
+    assert stacked(table.world_state(), blocks)
+
+
+def test_same_seed_gives_the_same_final_poses() -> None:
+    scene = load_scene(
+        {
+            "objects": [
+                {"type": "block", "color": "red"},
+                {"type": "block", "color": "blue"},
+                {"type": "plate", "color": "brown"},
+            ]
+        }
+    )
+    finals = []
+    for _ in range(2):
+        table = Tabletop()
+        table.reset(scene, seed=7)
+        with lyra.use(table):
+            put_first_on_second("red_block", "blue_block")
+            put_first_on_second("brown_plate", Point(0.4, 0.2, 0.0))
+        finals.append(
+            np.array(
+                [
+                    [*table.object_pose(n).position.as_array(), *table.object_pose(n).orientation]
+                    for n in table.object_names()
+                ]
+            )
+        )
+        table.close()
+    assert np.max(np.abs(finals[0] - finals[1])) < 1e-6
+
+
+def test_arm_refuses_to_sweep_through_a_tall_stack(table: Tabletop) -> None:
+    # A stack between the robot and the next block: the forearm would pass through it.
+    table.reset(
+        load_scene(
+            {
+                "objects": [
+                    {
+                        "type": "block",
+                        "color": "yellow",
+                        "count": 8,
+                        "name": "tower",
+                        "poses": [{"x": 0.55, "y": 0.0, "z": 0.02 + 0.04 * i} for i in range(8)],
+                    },
+                    {"type": "block", "color": "red", "poses": [{"x": 0.72, "y": 0.0}]},
+                ]
+            }
+        ),
+        0,
+    )
+    with lyra.use(table), pytest.raises(lyra.MotionError) as caught:
+        pick("red_block")
+    assert str(caught.value) == (
+        "the arm touched 'tower_7' (link 4) on its way to (0.720, 0.000, 0.050) and stopped; "
+        "the arm reaches over whatever stands between its base at (0, 0, 0) and the target, so "
+        "build tall stacks farther from the base than the objects still to move, or to one side"
+    )
+
+
+class TestErrorMessages:
+    def test_unknown_object_lists_known_and_closest(self, two_blocks: Tabletop) -> None:
+        with lyra.use(two_blocks), pytest.raises(UnknownObjectError) as caught:
+            object_pose("red_blok")
+        assert str(caught.value) == (
+            "unknown object 'red_blok'. Did you mean 'red_block'? Known objects: blue_block, red_block"
+        )
+
+    def test_unknown_object_without_close_match(self, two_blocks: Tabletop) -> None:
+        with lyra.use(two_blocks), pytest.raises(UnknownObjectError) as caught:
+            pick("kettle")
+        assert str(caught.value) == "unknown object 'kettle'. Known objects: blue_block, red_block"
+
+    def test_place_outside_the_workspace_names_the_bound(self, two_blocks: Tabletop) -> None:
+        with lyra.use(two_blocks):
+            pick("red_block")
+            with pytest.raises(UnreachablePoseError) as caught:
+                place(Point(0.95, 0.0, 0.02))
+        assert str(caught.value) == (
+            "cannot reach the place pose for 'red_block' at (0.950, 0.000, 0.020): x=0.950 is "
+            "beyond the workspace's upper x bound 0.800; targets must lie in x [0.15, 0.80], "
+            "y [-0.45, 0.45], z [0.00, 0.60]"
+        )
+        assert two_blocks.held_object() == "red_block"
+
+    def test_out_of_reach_inside_the_box(self, two_blocks: Tabletop) -> None:
+        with lyra.use(two_blocks), pytest.raises(UnreachablePoseError) as caught:
+            lyra.api.move_ee(Point(0.78, 0.44, 0.0))
+        message = str(caught.value)
+        assert message.startswith(
+            "cannot reach the tool target (0.780, 0.440, 0.000): out of the arm's reach (the closest it gets is "
+        )
+        assert message.endswith(" mm away); move the target closer to the robot base at (0, 0, 0)")
+
+    def test_pick_while_holding(self, two_blocks: Tabletop) -> None:
+        with lyra.use(two_blocks):
+            pick("red_block")
+            with pytest.raises(GraspError) as caught:
+                pick("blue_block")
+        assert (
+            str(caught.value) == "already holding 'red_block': place it before picking 'blue_block'"
+        )
+
+    def test_place_with_nothing_held(self, two_blocks: Tabletop) -> None:
+        with lyra.use(two_blocks), pytest.raises(GraspError) as caught:
+            place(Point(0.5, 0.0, 0.02))
+        assert str(caught.value) == "nothing is held: pick an object before placing it"
+
+    def test_pick_from_under_a_stack(self, two_blocks: Tabletop) -> None:
+        with lyra.use(two_blocks):
+            put_first_on_second("red_block", "blue_block")
+            with pytest.raises(GraspError) as caught:
+                pick("blue_block")
+        assert (
+            str(caught.value)
+            == "cannot pick 'blue_block': 'red_block' lies on top of it; move it first"
+        )
+
+    def test_put_on_itself(self, two_blocks: Tabletop) -> None:
+        with lyra.use(two_blocks), pytest.raises(GraspError) as caught:
+            put_first_on_second("red_block", "red_block")
+        assert str(caught.value) == "cannot put 'red_block' on itself: name a different target"
+
+    def test_no_active_embodiment(self) -> None:
+        with pytest.raises(lyra.NoEmbodimentError) as caught:
+            object_names()
+        assert str(caught.value) == (
+            "no robot is active: run skills inside `with lyra.use(env):` (or through the sandbox, "
+            "which does this for you)"
+        )
+
+    def test_pick_a_zone(self, table: Tabletop) -> None:
+        table.reset(load_scene({"objects": [SITE]}), 0)
+        with lyra.use(table), pytest.raises(GraspError) as caught:
+            pick("site")
+        assert str(caught.value) == "'site' is a zone marked on the table and cannot be picked"
+
+
+def test_pose_values_round_trip_through_the_facade(two_blocks: Tabletop) -> None:
+    with lyra.use(two_blocks):
+        pose = object_pose("blue_block")
+        point = relative_point(pose.position, 0.1, 90.0, dz=0.01)
+    assert isinstance(pose, Pose)
+    assert point.x == pytest.approx(0.55, abs=1e-3)
+    assert point.y == pytest.approx(0.22, abs=1e-3)
+    assert point.z == pytest.approx(0.03, abs=1e-3)

@@ -1,0 +1,43 @@
+import subprocess
+import sys
+from pathlib import Path
+
+import imageio.v3 as iio
+
+from lyra.cli import main
+
+
+def test_help_lists_the_commands() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "lyra.cli", "--help"], capture_output=True, text=True, check=True
+    )
+    for command in ("scene", "skills", "memory", "bench"):
+        assert f"    {command} " in result.stdout
+    # --help must not pay for the physics or the database.
+    probe = "import sys, lyra.cli; lyra.cli.build_parser(); print(sorted(m for m in ('pybullet', 'lancedb', 'libcst', 'gymnasium') if m in sys.modules))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "[]"
+
+
+def test_scene_show_lists_objects_and_writes_a_png(tmp_path: Path, capsys) -> None:
+    spec = tmp_path / "scene.yaml"
+    spec.write_text(
+        "objects:\n  - {type: block, color: red, poses: [{x: 0.5, y: 0.1}]}\n  - {type: tile, color: blue, count: 2}\n"
+    )
+    png = tmp_path / "out.png"
+    assert main(["scene", "show", str(spec), "--seed", "2", "--png", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "red_block              block  red       0.500   0.100   0.020    0.0" in out
+    assert "blue_tile_0" in out and "blue_tile_1" in out
+    assert iio.imread(png).shape == (480, 640, 3)
+
+
+def test_scene_show_bad_spec_exits_with_the_field(tmp_path: Path, capsys) -> None:
+    spec = tmp_path / "bad.yaml"
+    spec.write_text("objects:\n  - {type: block, size: [0.04, 0, 0.04]}\n")
+    assert main(["scene", "show", str(spec)]) == 1
+    assert capsys.readouterr().err == (
+        f"lyra: {spec}: objects.0.size: Value error, every extent must be positive, got [0.04, 0.0, 0.04]\n"
+    )
