@@ -15,7 +15,7 @@ from lyra.errors import LyraError
 
 # Modules with a ``register(subparsers)`` function, in the order their commands are listed.
 COMMAND_MODULES = (
-    "envs.ravens.cli",
+    "lyra.scenes",
     "lyra.library.cli",
     "lyra.bench",
 )
