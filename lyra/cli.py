@@ -17,6 +17,7 @@ from lyra.errors import LyraError
 COMMAND_MODULES = (
     "lyra.scenes",
     "lyra.library.cli",
+    "lyra.llm.cli",
     "lyra.bench",
 )
 

@@ -1,0 +1,79 @@
+"""The provider interface: typed messages in, a typed completion out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+Role = Literal["system", "user", "assistant"]
+ROLES: tuple[Role, ...] = ("system", "user", "assistant")
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message.
+
+    Attributes:
+        role: ``system``, ``user`` or ``assistant``.
+        content: the message text.
+    """
+
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answer of a model, with what it cost.
+
+    Attributes:
+        text: the answer text.
+        model: the model that answered, as the provider names it.
+        prompt_tokens: tokens in the request.
+        completion_tokens: tokens in the answer.
+        latency_s: wall-clock seconds of the call, retries and waits included.
+        provider: ``openai``, ``manual`` or ``replay``.
+        answered_by: who wrote the answer: the model, or for manual answers the label set
+            with ``answered_by`` (a person, or the model behind a chat window or agent).
+        tokens_estimated: the token counts are estimates (characters / 4), not a tokenizer's.
+    """
+
+    text: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    provider: str
+    answered_by: str
+    tokens_estimated: bool = False
+
+
+class Provider(Protocol):
+    """Anything that answers a chat request."""
+
+    def complete(self, messages: Sequence[Message], *, purpose: str) -> Completion:
+        """Answer ``messages``.
+
+        Args:
+            messages: the conversation, oldest first.
+            purpose: a short tag such as ``skill_learning``, written to the session log and
+                compared when a recording is replayed.
+
+        Returns:
+            The answer and its usage.
+        """
+        ...
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimate the token count of ``text`` the usual way: one token per four characters."""
+    return (len(text) + 3) // 4
+
+
+def render_prompt(messages: Sequence[Message]) -> str:
+    """Render a conversation as Markdown, one ``## role`` section per message.
+
+    The same text is shown to a person answering by hand and diffed when a replay mismatches.
+    """
+    return "\n\n".join(f"## {m.role}\n\n{m.content.rstrip()}" for m in messages) + "\n"

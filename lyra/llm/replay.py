@@ -1,0 +1,79 @@
+"""The ``replay`` provider: answers from a recorded session log, request by request.
+
+Tests and offline demos run the real learning loop against it; any change in what lyra asks
+shows up as a typed error with a diff instead of as a silently different answer.
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from lyra.llm.base import Completion, Message, render_prompt
+from lyra.llm.errors import ReplayExhaustedError, ReplayMismatchError
+from lyra.llm.session import LogRecord, read_log
+
+# Enough diff to see what changed without burying the message.
+MAX_DIFF_LINES = 40
+
+
+class ReplayProvider:
+    """Gives the recorded answers, in order, to requests that match the recording."""
+
+    def __init__(self, recording: Path) -> None:
+        """Read the session log ``recording``.
+
+        Raises:
+            SessionLogError: the file is not a session log.
+        """
+        self.recording = recording
+        self.records = read_log(recording)
+        self.position = 0
+
+    def complete(self, messages: Sequence[Message], *, purpose: str) -> Completion:
+        """Return the next recorded answer, if this request is the one recorded next.
+
+        Raises:
+            ReplayMismatchError: the purpose or the messages differ from the recording.
+            ReplayExhaustedError: every recorded request has been answered.
+        """
+        started = time.perf_counter()
+        if self.position == len(self.records):
+            raise ReplayExhaustedError(self.recording, len(self.records), purpose)
+        record = self.records[self.position]
+        index = self.position + 1
+        if record.purpose != purpose or record.messages != tuple(messages):
+            raise ReplayMismatchError(
+                self.recording, index, purpose, _diff(record, purpose, messages)
+            )
+        self.position = index
+        return Completion(
+            text=record.answer,
+            model=record.model,
+            prompt_tokens=record.prompt_tokens,
+            completion_tokens=record.completion_tokens,
+            latency_s=time.perf_counter() - started,
+            provider="replay",
+            answered_by=record.answered_by,
+            tokens_estimated=record.tokens_estimated,
+        )
+
+
+def _diff(record: LogRecord, purpose: str, messages: Sequence[Message]) -> str:
+    expected = f"purpose: {record.purpose}\n\n{render_prompt(record.messages)}"
+    actual = f"purpose: {purpose}\n\n{render_prompt(messages)}"
+    lines = list(
+        difflib.unified_diff(
+            expected.splitlines(),
+            actual.splitlines(),
+            fromfile="recorded",
+            tofile="requested",
+            n=2,
+            lineterm="",
+        )
+    )
+    if len(lines) > MAX_DIFF_LINES:
+        lines = [*lines[:MAX_DIFF_LINES], f"... ({len(lines) - MAX_DIFF_LINES} more diff lines)"]
+    return "\n".join(lines)
