@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "lyra.library.cli",
     "lyra.llm.cli",
     "lyra.bench",
+    "lyra.memory.cli",
 )
 
 

@@ -16,6 +16,12 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from lyra.errors import LyraError
+
+
+class ExampleFileError(LyraError, ValueError):
+    """An example file is not valid YAML or does not match the Example schema."""
+
 
 class Example(BaseModel):
     """One accepted task: what the person asked, the plan code that did it and what it left."""
@@ -72,12 +78,15 @@ def save_example(example: Example, folder: Path) -> Path:
 
 
 def load_example(path: Path) -> Example:
-    """Read one example file; a malformed file raises ValueError naming the file."""
+    """Read one example file; a malformed file raises ExampleFileError naming the file."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         return Example.model_validate(data)
     except (yaml.YAMLError, ValueError) as error:
-        raise ValueError(f"{path}: not a valid example file: {error}") from error
+        raise ExampleFileError(
+            f"{path}: not a valid example file ({error}); fix it or delete it, then run "
+            "`lyra memory rebuild`"
+        ) from error
 
 
 def iter_examples(folder: Path) -> Iterator[tuple[Path, Example]]:
