@@ -1,0 +1,254 @@
+"""Curricula: a person's ordered tasks that grow the skill tree, read from ``curricula/**.yaml``.
+
+Each task names its instruction, its scene, the skill it teaches, the seeds it runs on and the
+predicate that says it succeeded. Errors name the file, the line and the field, because a person
+edits these files by hand. Progress through a curriculum lives in the workspace, so a restarted
+session resumes at the first task not yet accepted. The schema is documented in
+``docs/curricula.md``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from envs.ravens.scene import SceneSpec
+from lyra.errors import LyraError
+from lyra.library.edit import write_atomic
+from lyra.predicates import Predicate, PredicateError, from_spec
+from lyra.workspace import Workspace
+
+Backend = Literal["ravens", "kitchen", "metaworld", "fr3"]
+Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$")]
+Loc = tuple[str | int, ...]
+
+
+class CurriculumError(LyraError):
+    """A curriculum file that cannot be used; each problem reads ``file:line: field: message``.
+
+    Attributes:
+        problems: one line per problem.
+    """
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+def _problem(message: str, loc: Loc | None = None) -> PydanticCustomError:
+    """A validation error whose message reads as written.
+
+    ``loc`` points a whole-model check at the field it concerns; pydantic would report it at
+    the model.
+    """
+    # A custom error type keeps pydantic from prefixing the message with "Value error, ".
+    ctx: dict[str, Any] = {"message": message}
+    if loc is not None:
+        ctx["loc"] = loc
+    return PydanticCustomError("curriculum", "{message}", ctx)
+
+
+class SkillTarget(BaseModel):
+    """The skill a task teaches: a new one, an extension of an existing one, or a refinement."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[str, Field(pattern=r"^[a-z_][a-z0-9_]*$")]
+    new: bool = Field(default=False, description="the task creates the skill")
+    extend: bool = Field(default=False, description="the task extends it to new cases")
+
+    @model_validator(mode="after")
+    def _one_intent(self) -> SkillTarget:
+        if self.new and self.extend:
+            raise _problem("a skill is either `new: true` or `extend: true`, not both")
+        return self
+
+
+class Task(BaseModel):
+    """One curriculum task: what the person asks, in which scene, and how success is judged."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: Slug
+    instruction: str
+    scene: SceneSpec | None = Field(default=None, description="inline Ravens scene spec")
+    setup: str | None = Field(
+        default=None, description="the scene in words, for the task-setup prompt"
+    )
+    skill: SkillTarget
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
+    success: list[dict[str, Any]] = Field(min_length=1)
+    hold_seconds: Annotated[float, Field(ge=0)] = Field(
+        default=0.0, description="how long the predicate must still hold after the plan ends"
+    )
+    feedback: list[str] = Field(
+        default_factory=list, description="scripted feedback, in order, for the scripted teacher"
+    )
+    hints: list[str] = Field(default_factory=list, description="skills or ideas to retrieve")
+
+    @field_validator("success")
+    @classmethod
+    def _predicate_builds(cls, success: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        try:
+            from_spec(success)
+        except PredicateError as error:
+            raise _problem(str(error)) from None
+        return success
+
+    @model_validator(mode="after")
+    def _scene_or_setup(self) -> Task:
+        if (self.scene is None) == (self.setup is None):
+            raise _problem("give the scene either inline (`scene`) or in words (`setup`), not both")
+        return self
+
+    def predicate(self) -> Predicate:
+        """The success predicate, true when every listed predicate holds."""
+        return from_spec(self.success)
+
+
+class Curriculum(BaseModel):
+    """An ordered list of tasks on one backend."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Slug
+    backend: Backend
+    description: str
+    tasks: list[Task] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Curriculum:
+        first: dict[str, int] = {}
+        for index, task in enumerate(self.tasks):
+            if task.id in first:
+                raise _problem(
+                    f"task id '{task.id}' is already used by tasks.{first[task.id]}",
+                    ("tasks", index, "id"),
+                )
+            first[task.id] = index
+        return self
+
+    def task(self, task_id: str) -> Task:
+        """Return the task with this id."""
+        for task in self.tasks:
+            if task.id == task_id:
+                return task
+        raise KeyError(f"curriculum '{self.name}' has no task '{task_id}'")
+
+
+def load_curriculum(path: Path) -> Curriculum:
+    """Read and validate one curriculum file.
+
+    Raises:
+        CurriculumError: naming the file, the line (and column, for malformed YAML) and field.
+    """
+    text = path.read_text(encoding="utf-8")
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        raise CurriculumError([f"{where}: {error.problem or error.context}"]) from None
+    lines: dict[Loc, int] = {}
+    if root is not None:
+        _index_lines(root, (), lines)
+    if not isinstance(data, dict):
+        raise CurriculumError(
+            [f"{path}:1: a curriculum is a mapping with name, backend, description and tasks"]
+        )
+    try:
+        return Curriculum.model_validate(data)
+    except ValidationError as error:
+        problems = []
+        for item in error.errors():
+            loc: Loc = item.get("ctx", {}).get("loc", item["loc"])
+            field = ".".join(str(part) for part in loc) or "(top level)"
+            problems.append(f"{path}:{_line_of(loc, lines)}: {field}: {item['msg']}")
+        raise CurriculumError(problems) from None
+
+
+def load_curricula(folder: Path) -> list[Curriculum]:
+    """Read every ``*.yaml`` curriculum under a folder, recursively, sorted by path.
+
+    Raises:
+        CurriculumError: for the first bad file, or when two files use the same name (progress
+            is stored by name).
+    """
+    curricula: list[Curriculum] = []
+    seen: dict[str, Path] = {}
+    for path in sorted(folder.rglob("*.yaml")):
+        curriculum = load_curriculum(path)
+        if curriculum.name in seen:
+            other = seen[curriculum.name]
+            raise CurriculumError(
+                [f"{path}:1: name: '{curriculum.name}' is also the name of {other}"]
+            )
+        seen[curriculum.name] = path
+        curricula.append(curriculum)
+    return curricula
+
+
+def _index_lines(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
+    """Record the 1-based line of every field and list item under a composed YAML node."""
+    lines[loc] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            child = (*loc, str(key.value))
+            _index_lines(value, child, lines)
+            # A field's line is its key's, where a person looks for it.
+            lines[child] = key.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _index_lines(item, (*loc, index), lines)
+
+
+def _line_of(loc: Loc, lines: dict[Loc, int]) -> int:
+    """The line of a field, or of its nearest written parent when the field is missing."""
+    for end in range(len(loc), -1, -1):
+        if loc[:end] in lines:
+            return lines[loc[:end]]
+    return 1
+
+
+class Progress(BaseModel):
+    """Which tasks of a curriculum were accepted, and the example each produced."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    curriculum: str
+    accepted: dict[str, str] = Field(
+        default_factory=dict, description="task id -> example id, in acceptance order"
+    )
+
+    @staticmethod
+    def path(workspace: Workspace, curriculum: str) -> Path:
+        """Where a curriculum's progress is stored: ``.lyra/progress/<name>.json``."""
+        return workspace.state_dir / "progress" / f"{curriculum}.json"
+
+    @classmethod
+    def load(cls, workspace: Workspace, curriculum: str) -> Progress:
+        """Read a curriculum's progress; none stored yet means nothing accepted."""
+        path = cls.path(workspace, curriculum)
+        if not path.is_file():
+            return cls(curriculum=curriculum)
+        return cls.model_validate_json(path.read_text(encoding="utf-8"))
+
+    def accept(self, task_id: str, example_id: str) -> None:
+        """Record a task as accepted, with the example it produced."""
+        self.accepted[task_id] = example_id
+
+    def save(self, workspace: Workspace) -> Path:
+        """Write the progress atomically, so a crash keeps the previous state; return the path."""
+        path = self.path(workspace, self.curriculum)
+        write_atomic(path, self.model_dump_json(indent=2) + "\n")
+        return path
+
+
+def next_task(curriculum: Curriculum, progress: Progress) -> Task | None:
+    """Return the first task not yet accepted, or None when the curriculum is done."""
+    return next((task for task in curriculum.tasks if task.id not in progress.accepted), None)
