@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "lyra.scenes",
     "lyra.library.cli",
     "lyra.llm.cli",
+    "lyra.teach_cli",
     "lyra.bench",
     "lyra.memory.cli",
 )

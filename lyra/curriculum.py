@@ -86,7 +86,13 @@ class Task(BaseModel):
         default=0.0, description="how long the predicate must still hold after the plan ends"
     )
     feedback: list[str] = Field(
-        default_factory=list, description="scripted feedback, in order, for the scripted teacher"
+        default_factory=list,
+        description="scripted feedback, in order, given by the scripted teacher when the check fails",
+    )
+    review: list[str] = Field(
+        default_factory=list,
+        description="corrections the scripted teacher gives, in order, even when the check "
+        "passes: what a person asks for after watching (a parameter, a variation)",
     )
     hints: list[str] = Field(default_factory=list, description="skills or ideas to retrieve")
 

@@ -36,9 +36,15 @@ class Example(BaseModel):
     task: str | None = Field(default=None, description="curriculum task it came from")
     seed: int | None = None
     scene: dict[str, Any] | None = None
-    snapshot: dict[str, Any] = Field(
-        default_factory=dict, description="final object poses, for the regression re-check"
+    snapshot: dict[str, list[float]] = Field(
+        default_factory=dict,
+        description="final object poses (x, y, z, qx, qy, qz, qw), for the regression re-check",
     )
+    success: list[dict[str, Any]] = Field(
+        default_factory=list, description="the task's predicate, re-checked after skill edits"
+    )
+    hold_seconds: float = 0.0
+    notes: str = Field(default="", description="what the corrections taught, for later tasks")
     created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 

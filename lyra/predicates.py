@@ -241,6 +241,21 @@ def within_distance(state: State, name: str, other: str, distance: float) -> Ver
     return PASS
 
 
+def offset(
+    state: State, name: str, reference: str, dx: float, dy: float, tolerance: float = 0.002
+) -> Verdict:
+    """``name``'s centre sits (dx, dy) from ``reference``'s centre, along the world x and y axes."""
+    a, b = _get(state, name).pose.position, _get(state, reference).pose.position
+    off_x, off_y = a.x - b.x - dx, a.y - b.y - dy
+    if math.hypot(off_x, off_y) > tolerance:
+        return Verdict(
+            False,
+            f"'{name}' is offset ({_fmt(a.x - b.x)}, {_fmt(a.y - b.y)}) from '{reference}', "
+            f"not ({_fmt(dx)}, {_fmt(dy)})",
+        )
+    return PASS
+
+
 REGISTRY: dict[str, Callable[..., Verdict]] = {
     "stacked": stacked,
     "on_top": on_top,
@@ -250,6 +265,7 @@ REGISTRY: dict[str, Callable[..., Verdict]] = {
     "inside": inside,
     "rotated_by": rotated_by,
     "within_distance": within_distance,
+    "offset": offset,
 }
 
 

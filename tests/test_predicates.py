@@ -12,6 +12,7 @@ from lyra.predicates import (
     from_spec,
     inside,
     next_to,
+    offset,
     on_table,
     on_top,
     rotated_by,
@@ -116,6 +117,15 @@ def test_inside_and_within_distance_and_on_table() -> None:
     assert on_table(s, "a") and on_table(s, "b")
 
 
+def test_offset_along_world_axes() -> None:
+    s = state(box("a", 0.5, 0, 0.02), box("b", 0.505, 0, 0.06))
+    assert offset(s, "b", "a", 0.005, 0.0)
+    assert (
+        offset(s, "b", "a", 0.0, 0.0).reason
+        == "'b' is offset (5.0 mm, 0.0 mm) from 'a', not (0.0 mm, 0.0 mm)"
+    )
+
+
 def test_from_spec_builds_and_checks_all() -> None:
     s = state(box("a", 0.5, 0, 0.02), box("b", 0.5, 0, 0.06))
     assert from_spec([{"stacked": ["a", "b"]}, {"on_table": "a"}])(s)
@@ -130,7 +140,7 @@ def test_from_spec_builds_and_checks_all() -> None:
     [
         (
             [{"stacked_up": ["a"]}],
-            "unknown predicate 'stacked_up': use one of aligned, inside, next_to, on_table, on_top, rotated_by, stacked, within_distance",
+            "unknown predicate 'stacked_up': use one of aligned, inside, next_to, offset, on_table, on_top, rotated_by, stacked, within_distance",
         ),
         (
             [{"next_to": {"a": "a", "c": "b"}}],

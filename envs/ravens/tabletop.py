@@ -173,7 +173,6 @@ class Tabletop:
         self.grasp: _Grasp | None = None
         self.steps = 0
         self.frame_hook: Callable[[str], None] | None = None
-        self._scene_seed: int | None = None
 
     # -- scene -----------------------------------------------------------------------------
 
@@ -204,7 +203,6 @@ class Tabletop:
         self.grasp = None
         self._touch_allowed: set[int] = set()
         self.steps = 0
-        self._scene_seed = seed
         shapes: dict[tuple[str, tuple[float, float, float], str], tuple[int, int]] = {}
         for placed in layout(scene, seed):
             key = (placed.kind, placed.size, placed.color)

@@ -364,7 +364,9 @@ def _vector_rows(
     table: Table, spec: _Spec, vector: npt.NDArray[np.float32], limit: int
 ) -> list[dict[str, Any]]:
     search = cast(LanceVectorQueryBuilder, table.search(vector, query_type="vector"))
-    rows = search.distance_type("cosine").select(spec.columns).limit(limit).to_list()
+    rows = (
+        search.distance_type("cosine").select([*spec.columns, "_distance"]).limit(limit).to_list()
+    )
     return [{**row, "score": 1.0 - row["_distance"]} for row in rows]
 
 

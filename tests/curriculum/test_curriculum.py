@@ -120,7 +120,7 @@ def test_unknown_predicate(tmp_path: Path) -> None:
     path = write(tmp_path, VALID.replace("on_top: {upper", "over: {upper"))
     assert error_of(path) == (
         f"{path}:13: tasks.0.success: unknown predicate 'over': use one of aligned, inside, "
-        "next_to, on_table, on_top, rotated_by, stacked, within_distance"
+        "next_to, offset, on_table, on_top, rotated_by, stacked, within_distance"
     )
 
 
@@ -239,7 +239,12 @@ def test_shipped_curricula_load_and_lay_out_for_every_seed() -> None:
     curricula = load_curricula(REPO / "curricula")
     assert {c.name for c in curricula} >= {"ravens-basics", "ravens-variations"}
     basics = next(c for c in curricula if c.name == "ravens-basics")
-    assert [t.id for t in basics.tasks] == ["red-on-blue", "red-next-to-blue", "three-block-tower"]
+    assert [t.id for t in basics.tasks] == [
+        "red-on-blue",
+        "red-next-to-blue",
+        "three-block-tower",
+        "shifted-tower",
+    ]
     tasks: list[Task] = [t for c in curricula for t in c.tasks]
     for task in tasks:
         assert task.predicate() is not None

@@ -1,0 +1,187 @@
+"""``lyra learn``, ``lyra teach`` and ``lyra check``: the learning loop and the regression suite.
+
+Heavy modules (pybullet, lancedb, libcst) are imported inside the handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+TEACHERS = ("scripted", "human", "llm")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``learn``, ``teach`` and ``check`` commands."""
+    from lyra.llm.cli import add_llm_option
+
+    learn = subparsers.add_parser(
+        "learn", help="run a curriculum through the learning loop (resumes where it stopped)"
+    )
+    learn.add_argument("curriculum", help="a curriculum YAML file")
+    _common(learn, add_llm_option)
+    learn.set_defaults(func=_learn)
+
+    teach = subparsers.add_parser("teach", help="teach one task through the learning loop")
+    teach.add_argument("instruction", help="what the robot should do")
+    teach.add_argument("--skill", required=True, help="the skill to create or extend")
+    teach.add_argument("--scene", required=True, help="a scene YAML file")
+    teach.add_argument("--seed", type=int, action="append", help="layout seed (repeatable)")
+    teach.add_argument(
+        "--success",
+        required=True,
+        help='the success predicate as YAML, e.g. "[{on_top: {upper: a, lower: b}}]"',
+    )
+    _common(teach, add_llm_option, default_teacher="human")
+    teach.set_defaults(func=_teach)
+
+    check = subparsers.add_parser(
+        "check", help="re-run every accepted task (the regression suite) in simulation"
+    )
+    check.add_argument("curriculum", nargs="?", help="only this curriculum's tasks")
+    check.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    check.set_defaults(func=_check)
+
+
+def _common(
+    parser: argparse.ArgumentParser, add_llm_option: Any, default_teacher: str = "scripted"
+) -> None:
+    add_llm_option(parser)
+    parser.add_argument(
+        "--teacher",
+        choices=TEACHERS,
+        default=default_teacher,
+        help=f"who judges each attempt (default {default_teacher})",
+    )
+    parser.add_argument("--max-rounds", type=int, default=6, help="rounds per task (default 6)")
+
+
+def _learner(args: argparse.Namespace) -> Any:
+    from lyra.llm import open_session
+    from lyra.memory.store import open_memory
+    from lyra.teach import HumanTeacher, Learner, LLMCritic, ScriptedTeacher, scene_text
+    from lyra.workspace import find_workspace
+
+    workspace = find_workspace()
+    provider = open_session(workspace, args.llm)
+    teacher: Any
+    if args.teacher == "scripted":
+        teacher = ScriptedTeacher()
+    elif args.teacher == "human":
+        teacher = HumanTeacher()
+    else:
+        holder: dict[str, Any] = {}
+        teacher = LLMCritic(provider, lambda: scene_text(holder["learner"].table))
+    learner = Learner(
+        workspace, provider, teacher, open_memory(workspace), max_rounds=args.max_rounds
+    )
+    if args.teacher == "llm":
+        holder["learner"] = learner
+    return learner, provider
+
+
+def _report(outcomes: list[Any], provider: Any) -> int:
+    print(f"\n{'task':<28} {'result':<9} {'rounds':>6} {'LLM calls':>9} {'tokens':>8} re-checks")
+    for o in outcomes:
+        result = "accepted" if o.accepted else "not kept"
+        counts = f"{o.rounds:>6} {o.llm_calls:>9} {o.tokens:>8} {o.regression_checks:>9}"
+        print(f"{o.task:<28} {result:<9} {counts}")
+    print(f"session log: {provider.log}")
+    return 0 if outcomes and all(o.accepted for o in outcomes) else 1
+
+
+def _learn(args: argparse.Namespace) -> int:
+    from lyra.curriculum import load_curriculum
+
+    curriculum = load_curriculum(Path(args.curriculum))
+    learner, provider = _learner(args)
+    try:
+        outcomes = learner.learn(curriculum)
+    finally:
+        learner.close()
+    if not outcomes:
+        print(f"every task of {curriculum.name} is already accepted")
+        return 0
+    return _report(outcomes, provider)
+
+
+def _teach(args: argparse.Namespace) -> int:
+    import yaml
+
+    from envs.ravens.scene import load_scene
+    from lyra.curriculum import Progress, SkillTarget, Task
+    from lyra.examples import slugify
+
+    task = Task(
+        id=slugify(args.instruction),
+        instruction=args.instruction,
+        scene=load_scene(args.scene),
+        skill=SkillTarget(name=args.skill, new=True),
+        seeds=args.seed or [0],
+        success=yaml.safe_load(args.success),
+    )
+    learner, provider = _learner(args)
+    try:
+        outcome = learner.teach(task, "taught", Progress.load(learner.ws, "taught"))
+    finally:
+        learner.close()
+    return _report([outcome], provider)
+
+
+def _check_one(root: str, path: str) -> tuple[str, str, float]:
+    from envs.ravens.tabletop import Tabletop
+    from lyra.examples import load_example
+    from lyra.teach import check_example
+    from lyra.workspace import Workspace
+
+    start = time.perf_counter()
+    example = load_example(Path(path))
+    table = Tabletop()
+    try:
+        why = check_example(table, example, Workspace(Path(root)).skills_dir)
+    finally:
+        table.close()
+    return example.task or example.id, why, time.perf_counter() - start
+
+
+def _check(args: argparse.Namespace) -> int:
+    from lyra.examples import iter_examples
+    from lyra.workspace import find_workspace
+
+    workspace = find_workspace()
+    wanted = None
+    if args.curriculum:
+        from lyra.curriculum import load_curriculum
+
+        wanted = load_curriculum(Path(args.curriculum)).name
+    paths = [
+        str(path)
+        for path, example in iter_examples(workspace.examples_dir)
+        if wanted is None or (example.task or "").startswith(f"{wanted}/")
+    ]
+    if not paths:
+        print("no accepted tasks to check")
+        return 0
+    start = time.perf_counter()
+    rows = []
+    with ProcessPoolExecutor(max_workers=max(1, args.workers)) as pool:
+        futures = [pool.submit(_check_one, str(workspace.root), p) for p in paths]
+        for done, future in enumerate(as_completed(futures), 1):
+            task, why, seconds = future.result()
+            rows.append((task, why, seconds))
+            bar = "#" * (20 * done // len(paths))
+            print(
+                f"[{bar:<20}] {done}/{len(paths)} {task}: {'pass' if not why else 'FAIL'}",
+                flush=True,
+            )
+    print(f"\n{'task':<40} {'result':<6} {'seconds':>8}")
+    for task, why, seconds in sorted(rows):
+        print(f"{task:<40} {'pass' if not why else 'FAIL':<6} {seconds:>8.1f}")
+        if why:
+            print(f"  {why}")
+    failed = sum(1 for _, why, _ in rows if why)
+    print(f"{len(rows) - failed} passed, {failed} failed in {time.perf_counter() - start:.1f} s")
+    return 1 if failed else 0
