@@ -87,7 +87,7 @@ class Task(BaseModel):
     )
     feedback: list[str] = Field(
         default_factory=list,
-        description="scripted feedback, in order, given by the scripted teacher when the check fails",
+        description="scripted feedback, in order, for the scripted teacher when the check fails",
     )
     review: list[str] = Field(
         default_factory=list,
