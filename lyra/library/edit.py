@@ -417,7 +417,8 @@ def merge_answer(existing: str | None, answer: str, skills: Collection[str] = ()
 
 
 def _merge(existing: str | None, answer: str, skills: Collection[str]) -> tuple[cst.Module, str]:
-    module = _parse(existing or "", "module")
+    # libcst reads "" as a module without a final newline; a new module file should end in one.
+    module = _parse(existing or "", "module").with_changes(has_trailing_newline=True)
     definitions, imports = _split_answer(_parse(answer, "answer"))
     for definition in definitions:
         module = upsert_definition(module, definition)

@@ -272,3 +272,10 @@ def test_crash_between_temp_write_and_rename_keeps_old_module(
         "pick_onto.py",
         "stack.py",
     ]
+
+
+def test_a_new_module_ends_with_a_newline() -> None:
+    from lyra.library.edit import merge_answer
+
+    text = merge_answer(None, 'def f(x: int) -> None:\n    """Do nothing."""\n    return None')
+    assert text == 'def f(x: int) -> None:\n    """Do nothing."""\n    return None\n'
