@@ -329,10 +329,11 @@ def run_on_seed(
     skills_root: Path,
     success: list[dict[str, Any]],
     hold_seconds: float,
+    timeout_s: float = 120.0,
 ) -> SeedRun:
     """Lay the scene out, run the code in the sandbox, hold, and judge the final state."""
     table.reset(scene, seed)
-    result = run_code(code, table, filename="task.py", skills_root=skills_root)
+    result = run_code(code, table, filename="task.py", skills_root=skills_root, timeout_s=timeout_s)
     if not result.ok:
         return SeedRun(seed, result, Verdict(False, "the code failed"), snapshot_of(table))
     for _ in range(round(hold_seconds / table.config.time_step)):
@@ -413,6 +414,7 @@ class Learner:
         memory: Memory,
         *,
         max_rounds: int = 6,
+        timeout_s: float = 120.0,
         say: Callable[[str], None] = print,
     ) -> None:
         self.ws = workspace
@@ -420,6 +422,7 @@ class Learner:
         self.teacher = teacher
         self.memory = memory
         self.max_rounds = max_rounds
+        self.timeout_s = timeout_s
         self.say = say
         self.table = Tabletop()
         restored = recover(workspace)
@@ -626,7 +629,14 @@ class Learner:
         picture = None
         for seed in task.seeds:
             run = run_on_seed(
-                self.table, scene, seed, code, overlay, task.success, task.hold_seconds
+                self.table,
+                scene,
+                seed,
+                code,
+                overlay,
+                task.success,
+                task.hold_seconds,
+                self.timeout_s,
             )
             runs.append(run)
             if run.result.abandoned:

@@ -1,0 +1,334 @@
+"""The learning loop with a scripted LLM (answers written into the test, not a model's).
+
+Every test runs the real loop: real physics, real libcst edits, a real LanceDB memory on disk.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lyra.curriculum import Progress, load_curriculum
+from lyra.llm import Completion
+from lyra.memory.store import open_memory
+from lyra.teach import Learner, ScriptedTeacher
+from lyra.workspace import Workspace
+
+HEADER = '''```python
+def put_on(obj: str, target: str) -> None:
+    """Put one object on top of another.
+
+    Args:
+        obj: the object to move.
+        target: the object to put it on.
+    """
+    ...
+```'''
+
+GOOD_MODULE = '''# skills/put_on.py
+from lyra.api import put_first_on_second
+
+
+def put_on(obj: str, target: str) -> None:
+    """Put one object on top of another.
+
+    Args:
+        obj: the object to move.
+        target: the object to put it on.
+    """
+    put_first_on_second(obj, target)
+'''
+
+GOOD_TASK = """# task
+from skills.put_on import put_on
+
+put_on("red_block", "blue_block")
+"""
+
+
+def answer(module: str, task: str) -> str:
+    return f"Here it is.\n\n```python\n{module}```\n\n```python\n{task}```\n"
+
+
+GOOD = answer(GOOD_MODULE, GOOD_TASK)
+
+CURRICULUM = """
+name: test-loop
+backend: ravens
+description: one task, or two with the extension
+tasks:
+  - id: red-on-blue
+    instruction: Put the red block on the blue block.
+    scene:
+      objects:
+        - {type: block, color: red, poses: [{x: 0.45, y: -0.1}]}
+        - {type: block, color: blue, poses: [{x: 0.55, y: 0.12}]}
+    skill: {name: put_on, new: true}
+    success:
+      - on_top: {upper: red_block, lower: blue_block}
+"""
+
+BESIDE = """
+  - id: red-beside-blue
+    instruction: Put the red block beside the blue block, touching it.
+    scene:
+      objects:
+        - {type: block, color: red, poses: [{x: 0.45, y: -0.1}]}
+        - {type: block, color: blue, poses: [{x: 0.55, y: 0.12}]}
+    skill: {name: put_on, extend: true}
+    success:
+      - next_to: {a: red_block, b: blue_block, gap: 0.0}
+"""
+
+
+class ScriptedLLM:
+    """Answers by purpose from queues the test wrote; keeps every prompt it was sent."""
+
+    def __init__(self, **answers: list[str]) -> None:
+        self.answers = {purpose: list(texts) for purpose, texts in answers.items()}
+        self.prompts: list[tuple[str, str]] = []
+
+    def complete(self, messages, *, purpose: str) -> Completion:
+        self.prompts.append((purpose, messages[-1].content))
+        queue = self.answers.get(purpose) or self.answers["skill_learning"]
+        text = queue.pop(0) if len(queue) > 1 else queue[0]
+        return Completion(text, "scripted", 100, 50, 0.0, "scripted", "the test")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    (tmp_path / "skills").mkdir()
+    (tmp_path / "skills" / "__init__.py").write_text("")
+    return Workspace(tmp_path)
+
+
+def learner(workspace: Workspace, llm, said: list[str] | None = None) -> Learner:
+    log = said if said is not None else []
+    return Learner(
+        workspace, llm, ScriptedTeacher(), open_memory(workspace), timeout_s=3.0, say=log.append
+    )
+
+
+def curriculum(workspace: Workspace, extra: str = ""):
+    path = workspace.root / "curriculum.yaml"
+    path.write_text(CURRICULUM + extra)
+    return load_curriculum(path)
+
+
+def skill_files(workspace: Workspace) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(workspace.skills_dir.glob("*.py"))}
+
+
+def test_first_answer_is_accepted_and_everything_is_kept(workspace: Workspace) -> None:
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[GOOD])
+    outcomes = learner(workspace, llm).learn(curriculum(workspace))
+    assert [(o.task, o.accepted, o.rounds, o.llm_calls) for o in outcomes] == [
+        ("red-on-blue", True, 1, 2)
+    ]
+    assert skill_files(workspace)["put_on.py"] == GOOD_MODULE.removeprefix("# skills/put_on.py\n")
+    assert Progress.load(workspace, "test-loop").accepted == {
+        "red-on-blue": "test_loop_red_on_blue"
+    }
+    example = (workspace.examples_dir / "test_loop_red_on_blue.yaml").read_text()
+    assert "skills:\n- put_on\n" in example and "on_top:" in example
+    # Learning again finds nothing left to do.
+    assert learner(workspace, llm).learn(curriculum(workspace)) == []
+
+
+BAD_ANSWERS = {
+    "no code": (
+        "I would pick the red block and put it on the blue one.",
+        "the answer must hold two Python code blocks: the module skills/put_on.py (defining `def put_on(...)`) and the task code (beginning with `# task`); it held 0 code block(s)",
+    ),
+    "syntax error": (
+        answer(
+            GOOD_MODULE,
+            "# task\nfrom skills.put_on import put_on\nput_on('red_block', 'blue_block'\n",
+        ),
+        "task.py:3: syntax error: '(' was never closed",
+    ),
+    "infinite loop": (
+        answer(
+            GOOD_MODULE,
+            "# task\nfrom skills.put_on import put_on\nwhile True:\n    pass\nput_on('red_block', 'blue_block')\n",
+        ),
+        "the code ran longer than the 3 s limit and was stopped; look for a loop that never ends",
+    ),
+    "forbidden import": (
+        answer(
+            GOOD_MODULE,
+            "# task\nimport os\nfrom skills.put_on import put_on\nput_on('red_block', 'blue_block')\n",
+        ),
+        "task.py:2: module 'os' is not allowed in skills: use lyra.api for the robot",
+    ),
+    "os.system": (
+        answer(
+            GOOD_MODULE.replace(
+                "from lyra.api import put_first_on_second",
+                "import os\nfrom lyra.api import put_first_on_second",
+            ).replace(
+                "    put_first_on_second(obj, target)",
+                "    os.system('true')\n    put_first_on_second(obj, target)",
+            ),
+            GOOD_TASK,
+        ),
+        "skills/put_on.py was not changed: fix these problems and answer again\n  line 1: module 'os' is not allowed in skills",
+    ),
+    "1 MB answer": (
+        answer(GOOD_MODULE, GOOD_TASK + "x = 1\n" * 200_000),
+        "the answer is 1200075 bytes, over the 100000-byte limit",
+    ),
+    "missing skill": (
+        answer(
+            GOOD_MODULE,
+            "# task\nfrom skills.put_on import put_on\nfrom skills.stack_tower import stack_tower\nput_on('red_block', 'blue_block')\nstack_tower(['red_block'])\n",
+        ),
+        "task.py:3: no skill named 'stack_tower'. Known skills: put_on",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_ANSWERS))
+def test_bad_answer_becomes_feedback_then_the_retry_is_kept(
+    workspace: Workspace, case: str
+) -> None:
+    bad, feedback = BAD_ANSWERS[case]
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[bad, GOOD], refinement=[GOOD])
+    (outcome,) = learner(workspace, llm).learn(curriculum(workspace))
+    assert (outcome.accepted, outcome.rounds) == (True, 2)
+    second_prompt = [p for purpose, p in llm.prompts if purpose != "skill_parser"][1]
+    assert feedback in second_prompt
+    assert skill_files(workspace)["put_on.py"] == GOOD_MODULE.removeprefix("# skills/put_on.py\n")
+
+
+def test_an_edit_that_breaks_an_earlier_task_is_caught_shown_and_not_kept(
+    workspace: Workspace,
+) -> None:
+    breaking = GOOD_MODULE.replace(
+        "    put_first_on_second(obj, target)",
+        "    put_first_on_second(obj, relative_point(target, 0.04, 90.0))",
+    ).replace("import put_first_on_second", "import put_first_on_second, relative_point")
+    fixed = (
+        GOOD_MODULE.replace(
+            "def put_on(obj: str, target: str) -> None:",
+            "def put_on(obj: str, target: str, *, beside: bool = False) -> None:",
+        )
+        .replace(
+            "    put_first_on_second(obj, target)",
+            "    if beside:\n        put_first_on_second(obj, relative_point(target, 0.04, 90.0))\n"
+            "    else:\n        put_first_on_second(obj, target)",
+        )
+        .replace("import put_first_on_second", "import put_first_on_second, relative_point")
+    )
+    beside_task = "# task\nfrom skills.put_on import put_on\n\nput_on('red_block', 'blue_block', beside=True)\n"
+    llm = ScriptedLLM(
+        skill_parser=[HEADER],
+        skill_learning=[GOOD, answer(breaking, GOOD_TASK)],
+        refinement=[answer(fixed, beside_task)],
+    )
+    said: list[str] = []
+    loop = learner(workspace, llm, said)
+    seen_on_disk: list[str] = []
+    loop.say = lambda line: (
+        said.append(line),
+        seen_on_disk.append(skill_files(workspace)["put_on.py"])
+        if "breaks earlier" in line
+        else None,
+    )
+    outcomes = loop.learn(curriculum(workspace, BESIDE))
+    assert [(o.task, o.accepted) for o in outcomes] == [
+        ("red-on-blue", True),
+        ("red-beside-blue", True),
+    ]
+    assert outcomes[1].rounds == 2 and outcomes[1].regression_checks == 2
+    shown = next(line for line in said if "breaks earlier" in line)
+    assert shown.startswith(
+        "the edit breaks earlier tasks and is not kept:\n- test-loop/red-on-blue: Put the red block on the blue block.\n"
+    )
+    # While the breaking edit was being refused, the library still held the accepted module.
+    assert seen_on_disk == [GOOD_MODULE.removeprefix("# skills/put_on.py\n")]
+    refinement = next(p for purpose, p in llm.prompts if purpose == "refinement")
+    assert "# Earlier tasks that must stay solvable" in refinement
+    assert (
+        "def put_on(obj: str, target: str, *, beside: bool = False) -> None:"
+        in skill_files(workspace)["put_on.py"]
+    )
+
+
+def test_a_crash_during_commit_is_undone_at_the_next_start(
+    workspace: Workspace, monkeypatch
+) -> None:
+    import lyra.teach
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("power cut")
+
+    monkeypatch.setattr(lyra.teach, "save_example", crash)
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[GOOD])
+    with pytest.raises(RuntimeError, match="power cut"):
+        learner(workspace, llm).learn(curriculum(workspace))
+    assert "put_on.py" in skill_files(workspace)  # written before the crash...
+    monkeypatch.undo()
+    said: list[str] = []
+    learner(workspace, llm, said)
+    assert (
+        said[0]
+        == "Undid an interrupted commit: restored put_on.py, test_loop_red_on_blue.yaml, test-loop.json"
+    )
+    assert skill_files(workspace) == {"__init__.py": ""}  # ...and undone at the next start
+    assert not (workspace.examples_dir / "test_loop_red_on_blue.yaml").exists()
+    assert Progress.load(workspace, "test-loop").accepted == {}
+
+
+def test_a_killed_process_resumes_with_the_library_unchanged(workspace: Workspace) -> None:
+    answers = workspace.root / "answers"
+    curriculum(workspace)
+    env = {**os.environ, "LYRA_WORKSPACE": str(workspace.root)}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lyra.cli",
+            "learn",
+            "curriculum.yaml",
+            "--llm",
+            f"manual:{answers}",
+        ],
+        cwd=workspace.root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (answers / "0001-skill_parser.prompt.md").exists():
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.2)
+        (answers / "0001-skill_parser.answer.md").write_text(HEADER)
+        while not (answers / "0002-skill_learning.prompt.md").exists():
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.2)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    assert skill_files(workspace) == {"__init__.py": ""}
+    assert not workspace.examples_dir.exists()
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[GOOD])
+    (outcome,) = learner(workspace, llm).learn(curriculum(workspace))
+    assert outcome.accepted and "put_on.py" in skill_files(workspace)
+
+
+def test_lyra_check_reruns_the_accepted_tasks(workspace: Workspace, monkeypatch, capsys) -> None:
+    from lyra.cli import main
+
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[GOOD])
+    learner(workspace, llm).learn(curriculum(workspace))
+    monkeypatch.setenv("LYRA_WORKSPACE", str(workspace.root))
+    assert main(["check", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "test-loop/red-on-blue                    pass" in out
+    assert out.rstrip().splitlines()[-1].startswith("1 passed, 0 failed in ")
