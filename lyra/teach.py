@@ -138,9 +138,10 @@ class ScriptedTeacher:
         if not attempt.ok:
             used = self._feedback_used.get(task.id, 0)
             self._feedback_used[task.id] = used + 1
+            # What went wrong is already in the prompt's account of the attempt; the
+            # teacher adds only what a person would say about it.
             said = task.feedback[used] if used < len(task.feedback) else ""
-            seen = next(run.describe() for run in attempt.runs if not run.ok)
-            return TeacherVerdict("feedback", f"{said}\n{seen}".strip())
+            return TeacherVerdict("feedback", said or "It is not done yet: fix what went wrong.")
         used = self._review_used.get(task.id, 0)
         if used < len(task.review):
             self._review_used[task.id] = used + 1

@@ -332,3 +332,119 @@ def test_lyra_check_reruns_the_accepted_tasks(workspace: Workspace, monkeypatch,
     out = capsys.readouterr().out
     assert "test-loop/red-on-blue                    pass" in out
     assert out.rstrip().splitlines()[-1].startswith("1 passed, 0 failed in ")
+
+
+def test_human_teacher_reads_numbered_choices() -> None:
+    from lyra.teach import HumanTeacher
+
+    answers = iter(["7", "2", "Put it on the other side.", ""])
+    shown: list[str] = []
+    teacher = HumanTeacher(ask=lambda _: next(answers), say=shown.append)
+    task = load_curriculum_text(CURRICULUM).tasks[0]
+    verdict = teacher.judge(attempt_of(task))
+    assert (verdict.action, verdict.text) == ("feedback", "Put it on the other side.")
+    assert shown[0].startswith("\nRound 1 of 'red-on-blue':\nseed 0: done")
+    assert shown[1] == "Answer 1, 2, 3 or 4."
+    header = teacher.review_header(
+        task, 'def put_on(a: str, b: str) -> None:\n    """Doc."""\n    ...'
+    )
+    assert (
+        header == 'def put_on(a: str, b: str) -> None:\n    """Doc."""\n    ...'
+    )  # Enter keeps it
+
+
+def test_llm_critic_turns_its_answer_into_a_verdict() -> None:
+    from lyra.teach import LLMCritic
+
+    task = load_curriculum_text(CURRICULUM).tasks[0]
+    critic = LLMCritic(
+        ScriptedLLM(critic=["FEEDBACK: the red block is not centred."]), lambda: "objects"
+    )
+    verdict = critic.judge(attempt_of(task))
+    assert (verdict.action, verdict.text) == ("feedback", "the red block is not centred.")
+    assert (
+        LLMCritic(ScriptedLLM(critic=["ACCEPT"]), lambda: "").judge(attempt_of(task)).action
+        == "accept"
+    )
+
+
+class HintOnce:
+    wants_pictures = False
+
+    def __init__(self) -> None:
+        self.hinted = False
+
+    def review_header(self, task, header: str) -> str:
+        return header
+
+    def judge(self, attempt):
+        from lyra.teach import TeacherVerdict
+
+        if not self.hinted:
+            self.hinted = True
+            return TeacherVerdict("hint", "think of how you stacked blocks before")
+        return TeacherVerdict("accept")
+
+
+def test_a_hint_is_parsed_into_task_descriptions_that_steer_retrieval(workspace: Workspace) -> None:
+    llm = ScriptedLLM(
+        skill_parser=[HEADER],
+        skill_learning=[GOOD],
+        refinement=[GOOD],
+        hint_parsing=["- stack one block on another\n- build a tower of blocks"],
+    )
+    loop = Learner(
+        workspace, llm, HintOnce(), open_memory(workspace), timeout_s=3.0, say=lambda _: None
+    )
+    asked: list[tuple] = []
+    retrieve = loop.memory.retrieve
+    loop.memory.retrieve = lambda *a, **k: (asked.append(tuple(k["hints"])), retrieve(*a, **k))[1]
+    (outcome,) = loop.learn(curriculum(workspace))
+    assert outcome.accepted and outcome.rounds == 2
+    assert [p for p, _ in llm.prompts] == [
+        "skill_parser",
+        "skill_learning",
+        "hint_parsing",
+        "refinement",
+        "improvement",
+    ]
+    assert asked[-1] == ("stack one block on another", "build a tower of blocks")
+
+
+def test_a_scene_given_in_words_goes_through_the_task_setup_prompt(workspace: Workspace) -> None:
+    setup_curriculum = CURRICULUM.replace(
+        """    scene:
+      objects:
+        - {type: block, color: red, poses: [{x: 0.45, y: -0.1}]}
+        - {type: block, color: blue, poses: [{x: 0.55, y: 0.12}]}
+""",
+        "    setup: a red block and a blue block on the table\n",
+    )
+    (workspace.root / "curriculum.yaml").write_text(setup_curriculum)
+    scene_yaml = (
+        "```yaml\nobjects:\n  - {type: block, color: red}\n  - {type: block, color: blue}\n```"
+    )
+    llm = ScriptedLLM(task_setup=[scene_yaml], skill_parser=[HEADER], skill_learning=[GOOD])
+    (outcome,) = learner(workspace, llm).learn(load_curriculum(workspace.root / "curriculum.yaml"))
+    assert outcome.accepted
+    assert llm.prompts[0][0] == "task_setup"
+    assert (
+        "Scene the person described: a red block and a blue block on the table" in llm.prompts[0][1]
+    )
+
+
+def load_curriculum_text(text: str):
+    import tempfile
+
+    path = Path(tempfile.mkdtemp()) / "c.yaml"
+    path.write_text(text)
+    return load_curriculum(path)
+
+
+def attempt_of(task):
+    from lyra.predicates import Verdict
+    from lyra.sandbox import RunResult
+    from lyra.teach import Attempt, SeedRun
+
+    run = SeedRun(0, RunResult(True, "", 2, 0.1), Verdict(True), {})
+    return Attempt(task, 1, "put_on", GOOD_MODULE, GOOD_TASK, (run,))
