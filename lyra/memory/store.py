@@ -44,6 +44,7 @@ from lyra.workspace import Workspace
 EMBEDDER_KEY = b"lyra.embedder"
 # Where exact vector search stops being fast enough (about 10 ms per 10k rows of 384 floats).
 VECTOR_INDEX_MIN_ROWS = 50_000
+VECTOR_PROBES = 10
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -364,8 +365,16 @@ def _vector_rows(
     table: Table, spec: _Spec, vector: npt.NDArray[np.float32], limit: int
 ) -> list[dict[str, Any]]:
     search = cast(LanceVectorQueryBuilder, table.search(vector, query_type="vector"))
+    # With an IVF index, 10 of its ~sqrt(rows) partitions are searched: at 100k rows 7 ms
+    # instead of 12 ms for LanceDB's default of 20. Measured against exact search, recall@10
+    # stays 1.0 on clustered vectors (as instruction embeddings are) and drops to 0.59 only on
+    # structureless random ones (0.93 at 20 probes). Without an index it has no effect.
     rows = (
-        search.distance_type("cosine").select([*spec.columns, "_distance"]).limit(limit).to_list()
+        search.distance_type("cosine")
+        .nprobes(VECTOR_PROBES)
+        .select([*spec.columns, "_distance"])
+        .limit(limit)
+        .to_list()
     )
     return [{**row, "score": 1.0 - row["_distance"]} for row in rows]
 
