@@ -18,7 +18,7 @@ from pydantic_core import PydanticCustomError
 
 from envs.ravens.scene import SceneSpec
 from lyra.errors import LyraError
-from lyra.library.edit import write_atomic
+from lyra.files import write_atomic
 from lyra.predicates import Predicate, PredicateError, from_spec
 from lyra.workspace import Workspace
 

@@ -20,17 +20,21 @@ class NoEmbodimentError(LyraError):
         )
 
 
+def unknown_name(opening: str, plural: str, name: str, known: Iterable[str]) -> str:
+    """The message for a name that is not there: the closest known one, then all of them."""
+    names = sorted(known)
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    return f"{opening} '{name}'.{hint} Known {plural}: {', '.join(names) or '(none)'}"
+
+
 class UnknownObjectError(LyraError):
     """A primitive was given an object name that is not in the scene."""
 
     def __init__(self, name: str, known: Iterable[str]) -> None:
         self.name = name
         self.known = sorted(known)
-        close = difflib.get_close_matches(name, self.known, n=1, cutoff=0.6)
-        hint = f" Did you mean '{close[0]}'?" if close else ""
-        super().__init__(
-            f"unknown object '{name}'.{hint} Known objects: {', '.join(self.known) or '(none)'}"
-        )
+        super().__init__(unknown_name("unknown object", "objects", name, self.known))
 
 
 class UnreachablePoseError(LyraError):

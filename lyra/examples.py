@@ -5,9 +5,7 @@ The files are the source of truth; the memory's examples table is an index rebui
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from lyra.errors import LyraError
+from lyra.files import write_atomic
 
 
 class ExampleFileError(LyraError, ValueError):
@@ -72,14 +71,7 @@ def save_example(example: Example, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{example.id}.yaml"
     text = yaml.dump(example.model_dump(), Dumper=_Dumper, sort_keys=False, allow_unicode=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{example.id}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text)
     return path
 
 

@@ -23,7 +23,8 @@ from envs.ravens.tabletop import Tabletop
 from lyra.curriculum import Curriculum, Progress, Task, next_task
 from lyra.errors import LyraError
 from lyra.examples import Example, iter_examples, save_example, slugify
-from lyra.library.edit import FileChange, Patch, stage_answer, stage_new_skill, write_atomic
+from lyra.files import write_atomic
+from lyra.library.edit import FileChange, Patch, stage_answer, stage_new_skill
 from lyra.library.errors import EditError
 from lyra.library.history import commit_step, record
 from lyra.library.parse import parse_library

@@ -12,7 +12,6 @@ import ast
 import builtins
 import difflib
 import inspect
-import os
 import symtable
 import sys
 import tempfile
@@ -27,6 +26,7 @@ from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from lyra import policy
 from lyra.examples import Example, iter_examples, save_example
+from lyra.files import write_atomic
 from lyra.library.errors import SignatureError, UnknownSkillError, ValidationError
 from lyra.library.parse import (
     PRIMITIVES_MODULE,
@@ -826,19 +826,6 @@ def check_signature_change(
 
 
 # --- patches and atomic writes ---------------------------------------------------------------
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace a file's content all at once: a crash leaves either the old or the new text."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 @dataclass(frozen=True)

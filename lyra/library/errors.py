@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from lyra.errors import LyraError
+from lyra.errors import LyraError, unknown_name
 
 
 class LibraryError(LyraError):
@@ -43,11 +42,7 @@ class UnknownSkillError(LibraryError):
     def __init__(self, name: str, known: Iterable[str]) -> None:
         self.name = name
         self.known = sorted(known)
-        close = difflib.get_close_matches(name, self.known, n=1, cutoff=0.6)
-        hint = f" Did you mean '{close[0]}'?" if close else ""
-        super().__init__(
-            f"no skill named '{name}'.{hint} Known skills: {', '.join(self.known) or '(none)'}"
-        )
+        super().__init__(unknown_name("no skill named", "skills", name, self.known))
 
 
 class EditError(LibraryError):

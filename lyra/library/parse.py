@@ -57,9 +57,8 @@ def dotted_name(node: cst.BaseExpression) -> str:
     raise TypeError(f"not a dotted name: {type(node).__name__}")
 
 
-def imported_names(module: cst.Module, source: str) -> list[str]:
-    """Return the names that ``from <source> import ...`` statements bring in, in order."""
-    names: list[str] = []
+def _import_froms(module: cst.Module) -> Iterator[tuple[str, cst.ImportFrom]]:
+    """Yield (module name, statement) for each absolute top-level ``from X import a, b``."""
     for statement in module.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
@@ -68,28 +67,27 @@ def imported_names(module: cst.Module, source: str) -> list[str]:
                 isinstance(small, cst.ImportFrom)
                 and small.module is not None
                 and not small.relative
-                and dotted_name(small.module) == source
-                and not isinstance(small.names, cst.ImportStar)
             ):
-                names.extend(dotted_name(alias.name) for alias in small.names)
-    return names
+                yield dotted_name(small.module), small
+
+
+def imported_names(module: cst.Module, source: str) -> list[str]:
+    """Return the names that ``from <source> import ...`` statements bring in, in order."""
+    return [
+        dotted_name(alias.name)
+        for name, statement in _import_froms(module)
+        if name == source and not isinstance(statement.names, cst.ImportStar)
+        for alias in statement.names
+    ]
 
 
 def imported_skills(module: cst.Module) -> list[str]:
     """Return the skills a module imports with ``from skills.<name> import <name>``."""
     found: list[str] = []
-    for statement in module.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if (
-                isinstance(small, cst.ImportFrom)
-                and small.module is not None
-                and not small.relative
-            ):
-                parts = dotted_name(small.module).split(".")
-                if len(parts) == 2 and parts[0] == "skills":
-                    found.append(parts[1])
+    for name, _ in _import_froms(module):
+        parts = name.split(".")
+        if len(parts) == 2 and parts[0] == "skills":
+            found.append(parts[1])
     return found
 
 
