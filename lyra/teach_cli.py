@@ -38,6 +38,19 @@ def register(subparsers: Any) -> None:
     _common(teach, add_llm_option, default_teacher="human")
     teach.set_defaults(func=_teach)
 
+    run = subparsers.add_parser(
+        "run", help="run a curriculum's learnt plans over many seeds, or plan a new instruction"
+    )
+    run.add_argument("target", help="a curriculum YAML file, or an instruction in quotes")
+    run.add_argument("--seeds", type=int, default=20, help="curriculum: seeds per task (20)")
+    run.add_argument("--gif", help="curriculum: a folder for one GIF per task; else a GIF file")
+    run.add_argument("--scene", help="instruction: the scene YAML file")
+    run.add_argument("--seed", type=int, default=0, help="instruction: layout seed (default 0)")
+    run.add_argument("--hint", action="append", default=[], help="instruction: a hint")
+    run.add_argument("--success", help="instruction: a success predicate as YAML, to check")
+    add_llm_option(run)
+    run.set_defaults(func=_run)
+
     check = subparsers.add_parser(
         "check", help="re-run every accepted task (the regression suite) in simulation"
     )
@@ -185,3 +198,86 @@ def _check(args: argparse.Namespace) -> int:
     failed = sum(1 for _, why, _ in rows if why)
     print(f"{len(rows) - failed} passed, {failed} failed in {time.perf_counter() - start:.1f} s")
     return 1 if failed else 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from lyra.workspace import find_workspace
+
+    workspace = find_workspace()
+    target = Path(args.target)
+    if target.suffix in (".yaml", ".yml") and target.exists():
+        return _run_curriculum(workspace, target, args)
+    return _run_instruction(workspace, args)
+
+
+def _run_curriculum(workspace: Any, path: Path, args: argparse.Namespace) -> int:
+    from lyra.curriculum import load_curriculum
+    from lyra.run import run_curriculum
+
+    curriculum = load_curriculum(path)
+    gif_dir = Path(args.gif) if args.gif else None
+    rows = run_curriculum(workspace, curriculum, args.seeds, gif_dir)
+    print(f"\n{'task':<24} {'success':>9} {'mean primitives':>16} {'s per run':>10}")
+    for row in rows:
+        if not row.learnt:
+            print(f"{row.task:<24} {'not learnt yet':>9}")
+            continue
+        print(
+            f"{row.task:<24} {row.successes:>4}/{row.runs:<4} {row.mean_primitives:>16.1f} "
+            f"{row.median_seconds:>10.2f}"
+        )
+        for failure in row.failures[:3]:
+            print(f"  {failure}")
+    learnt = [r for r in rows if r.learnt]
+    return 0 if learnt and all(r.successes == r.runs for r in learnt) else 1
+
+
+def _run_instruction(workspace: Any, args: argparse.Namespace) -> int:
+    import yaml
+
+    from envs.ravens.scene import load_scene
+    from envs.ravens.tabletop import Tabletop
+    from lyra.errors import LyraError
+    from lyra.llm import open_session
+    from lyra.memory.store import open_memory
+    from lyra.predicates import from_spec
+    from lyra.run import plan, record_gif
+
+    if not args.scene:
+        raise LyraError("planning an instruction needs its scene: add --scene SCENE.yaml")
+    scene = load_scene(args.scene)
+    table = Tabletop()
+    try:
+        outcome = plan(
+            workspace,
+            open_session(workspace, args.llm),
+            open_memory(workspace),
+            table,
+            args.target,
+            scene,
+            args.seed,
+            tuple(args.hint),
+        )
+        if outcome.missing_skill:
+            print(
+                f"The plan needs a skill the library lacks: {outcome.missing_skill}\n"
+                'Teach it first (lyra teach "..." --skill NAME --scene ... --success ...), '
+                "then run this instruction again."
+            )
+            return 1
+        print(f"task code (attempt {outcome.attempts}):\n{outcome.code}")
+        assert outcome.result is not None
+        if not outcome.result.ok:
+            print(f"it failed:\n{outcome.result.feedback}")
+            return 1
+        verdict = (
+            from_spec(yaml.safe_load(args.success))(table.world_state()) if args.success else None
+        )
+        print(f"ran with {outcome.result.primitive_calls} primitive calls")
+        if verdict is not None:
+            print("success" if verdict else f"not done: {verdict.reason}")
+        if args.gif:
+            print(f"GIF: {record_gif(table, scene, outcome.code, workspace, Path(args.gif))}")
+        return 0 if verdict is None or verdict else 1
+    finally:
+        table.close()

@@ -1,0 +1,169 @@
+"""Running what was learnt: a curriculum's stored plans over many seeds, or a new instruction.
+
+``run_curriculum`` needs no LLM: each accepted task's stored plan runs with the current skill
+library on fresh seeds, and the table says how often it still succeeds. ``plan`` asks the LLM
+for task code composed from the learnt skills (retrieved from the memory) and runs it in the
+sandbox, feeding a failure back for another try.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from envs.ravens.render import Recorder
+from envs.ravens.scene import SceneSpec
+from envs.ravens.tabletop import Tabletop
+from lyra.curriculum import Curriculum
+from lyra.examples import load_example, slugify
+from lyra.llm import Message, Provider
+from lyra.memory.store import Memory
+from lyra.prompts import render, system_prompt
+from lyra.sandbox import RunResult, run_code
+from lyra.teach import code_blocks, run_on_seed, scene_text
+from lyra.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class TaskRuns:
+    """One task's stored plan run over several seeds."""
+
+    task: str
+    runs: int
+    successes: int
+    mean_primitives: float
+    median_seconds: float
+    failures: tuple[str, ...] = ()
+    learnt: bool = True
+
+
+def run_curriculum(
+    workspace: Workspace,
+    curriculum: Curriculum,
+    seeds: int,
+    gif_dir: Path | None = None,
+    say: Callable[[str], None] = print,
+) -> list[TaskRuns]:
+    """Run every accepted task's stored plan on seeds 0..seeds-1 with the current library."""
+    table = Tabletop()
+    rows = []
+    try:
+        for task in curriculum.tasks:
+            path = workspace.examples_dir / f"{slugify(f'{curriculum.name}-{task.id}')}.yaml"
+            if not path.exists() or task.scene is None:
+                rows.append(TaskRuns(task.id, 0, 0, 0.0, 0.0, ("not learnt yet",), learnt=False))
+                continue
+            code = load_example(path).code
+            calls, seconds, failures = [], [], []
+            for seed in range(seeds):
+                start = time.perf_counter()
+                run = run_on_seed(
+                    table,
+                    task.scene,
+                    seed,
+                    code,
+                    workspace.skills_dir,
+                    task.success,
+                    task.hold_seconds,
+                )
+                seconds.append(time.perf_counter() - start)
+                calls.append(run.result.primitive_calls)
+                if not run.ok:
+                    failures.append(run.describe())
+            rows.append(
+                TaskRuns(
+                    task.id,
+                    seeds,
+                    seeds - len(failures),
+                    statistics.mean(calls),
+                    statistics.median(seconds),
+                    tuple(failures),
+                )
+            )
+            if gif_dir is not None:
+                gif = record_gif(table, task.scene, code, workspace, gif_dir / f"{task.id}.gif")
+                say(f"{task.id}: {rows[-1].successes}/{seeds}, one run recorded to {gif}")
+    finally:
+        table.close()
+    return rows
+
+
+def record_gif(
+    table: Tabletop, scene: SceneSpec, code: str, workspace: Workspace, path: Path
+) -> Path:
+    """Run the code once on seed 0 with a camera on, and write the frames as a GIF."""
+    table.reset(scene, 0)
+    recorder = Recorder(table).attach()
+    try:
+        run_code(code, table, filename="task.py", skills_root=workspace.skills_dir)
+        table.home()
+        recorder.capture("done")
+        return recorder.save(path)
+    finally:
+        recorder.detach()
+
+
+@dataclass(frozen=True)
+class PlanOutcome:
+    """What planning an instruction produced."""
+
+    code: str
+    result: RunResult | None
+    attempts: int
+    missing_skill: str = ""
+
+
+def plan(
+    workspace: Workspace,
+    provider: Provider,
+    memory: Memory,
+    table: Tabletop,
+    instruction: str,
+    scene: SceneSpec,
+    seed: int,
+    hints: tuple[str, ...] = (),
+    attempts: int = 3,
+) -> PlanOutcome:
+    """Generate task code from the learnt skills, run it, and retry with the error as feedback.
+
+    Stops early when the LLM says a skill is missing: that skill is to be taught first (with
+    ``lyra teach``), and planning resumed afterwards.
+    """
+    feedback = ""
+    code = ""
+    result: RunResult | None = None
+    for attempt in range(1, attempts + 1):
+        retrieval = memory.retrieve(instruction, correction=feedback or None, hints=hints)
+        table.reset(scene, seed)
+        prompt = render(
+            "plan",
+            instruction=instruction,
+            scene=scene_text(table),
+            skills="\n\n".join(f"```python\n{h}\n```" for h in retrieval.headers) or "(none)",
+            examples="\n\n".join(
+                f"Task: {hit.instruction}\n```python\n{hit.code.rstrip()}\n```"
+                for hit in retrieval.examples
+            )
+            or "(none yet)",
+            hint=f"\n# Hint from the person\n{'; '.join(hints)}\n" if hints else "",
+            feedback=f"\n# Your last plan failed\n```python\n{code.rstrip()}\n```\n{feedback}\n"
+            if feedback
+            else "",
+        )
+        messages = [Message("system", system_prompt()), Message("user", prompt)]
+        answer = provider.complete(messages, purpose="plan").text
+        missing = next(
+            (line for line in answer.splitlines() if line.startswith("MISSING SKILL:")), ""
+        )
+        if missing:
+            return PlanOutcome("", None, attempt, missing.removeprefix("MISSING SKILL:").strip())
+        blocks = code_blocks(answer)
+        code = blocks[0] if blocks else ""
+        result = run_code(code, table, filename="task.py", skills_root=workspace.skills_dir)
+        if result.ok:
+            return PlanOutcome(code, result, attempt)
+        feedback = result.feedback
+    return PlanOutcome(code, result, attempts)

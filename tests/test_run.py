@@ -1,0 +1,99 @@
+"""lyra run: stored plans over seeds with the current library, and planning from learnt skills."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from envs.ravens.scene import load_scene
+from envs.ravens.tabletop import Tabletop
+from lyra.cli import main
+from lyra.library.parse import parse_library
+from lyra.llm import Completion
+from lyra.memory.store import open_memory
+from lyra.predicates import stacked
+from lyra.run import plan
+from lyra.workspace import Workspace
+
+REPO = Path(__file__).resolve().parents[1]
+SCENE = {"objects": [{"type": "block", "color": c} for c in ("red", "green", "blue")]}
+
+
+@pytest.fixture
+def learnt(tmp_path: Path) -> Workspace:
+    """A workspace holding the reference library and its accepted examples."""
+    shutil.copytree(
+        REPO / "skills", tmp_path / "skills", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    return Workspace(tmp_path)
+
+
+def test_run_curriculum_prints_the_success_table(learnt: Workspace, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
+    (learnt.examples_dir / "ravens_basics_shifted_tower.yaml").unlink()
+    code = main(["run", str(REPO / "curricula/ravens/basics.yaml"), "--seeds", "2"])
+    lines = capsys.readouterr().out.splitlines()
+    table = lines[
+        lines.index("task                       success  mean primitives  s per run") + 1 :
+    ]
+    assert [line.split()[:3] for line in table] == [
+        ["red-on-blue", "2/2", "2.0"],
+        ["red-next-to-blue", "2/2", "7.0"],
+        ["three-block-tower", "2/2", "4.0"],
+        ["shifted-tower", "not", "learnt"],
+    ]
+    assert code == 0
+
+
+class PlanLLM:
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+
+    def complete(self, messages, *, purpose: str) -> Completion:
+        assert purpose == "plan"
+        self.prompts.append(messages[-1].content)
+        return Completion(self.answers.pop(0), "scripted", 1, 1, 0.0, "scripted", "the test")
+
+
+def planner(learnt: Workspace, llm: PlanLLM):
+    memory = open_memory(learnt)
+    memory.rebuild(learnt, list(parse_library(learnt.skills_dir)))
+    table = Tabletop()
+    outcome = plan(
+        learnt,
+        llm,
+        memory,
+        table,
+        "Build a tower: blue at the bottom, then green, then red.",
+        load_scene(SCENE),
+        4,
+    )
+    return outcome, table
+
+
+def test_plan_composes_learnt_skills_and_retries_with_the_error(learnt: Workspace) -> None:
+    wrong = "```python\n# task\nfrom skills.stack_tower import stack_tower\nstack_tower(['blue', 'green', 'red'])\n```"
+    right = "```python\n# task\nfrom skills.stack_tower import stack_tower\nstack_tower(['blue_block', 'green_block', 'red_block'])\n```"
+    llm = PlanLLM(wrong, right)
+    outcome, table = planner(learnt, llm)
+    assert (outcome.attempts, outcome.result.ok) == (2, True)
+    assert stacked(table.world_state(), ["blue_block", "green_block", "red_block"])
+    assert (
+        "def stack_tower(names: list[str], *, offset_x: float = 0.0, offset_y: float = 0.0) -> None:"
+        in llm.prompts[0]
+    )
+    assert "Task: Stack the red, green and blue blocks into a tower" in llm.prompts[0]
+    assert "# Your last plan failed" in llm.prompts[1] and "unknown object 'blue'" in llm.prompts[1]
+    table.close()
+
+
+def test_plan_stops_when_a_skill_is_missing(learnt: Workspace) -> None:
+    llm = PlanLLM("MISSING SKILL: build_pyramid: stack blocks into a pyramid of rows")
+    outcome, table = planner(learnt, llm)
+    assert (outcome.missing_skill, outcome.result) == (
+        "build_pyramid: stack blocks into a pyramid of rows",
+        None,
+    )
+    table.close()
