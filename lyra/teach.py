@@ -698,6 +698,8 @@ class Learner:
             hold_seconds=task.hold_seconds,
             notes=notes,
         )
+        # A task may reuse its skill unchanged: then only the example is new.
+        patch = Patch(tuple(c for c in patch.changes if c.before != c.after), patch.summary)
         example_path = self.ws.examples_dir / f"{example.id}.yaml"
         progress_path = Progress.path(self.ws, curriculum)
         files = [c.path for c in patch.changes]

@@ -448,3 +448,41 @@ def attempt_of(task):
 
     run = SeedRun(0, RunResult(True, "", 2, 0.1), Verdict(True), {})
     return Attempt(task, 1, "put_on", GOOD_MODULE, GOOD_TASK, (run,))
+
+
+REUSE = """
+  - id: red-on-blue-again
+    instruction: Put the red block on the blue block once more.
+    scene:
+      objects:
+        - {type: block, color: red, poses: [{x: 0.5, y: 0.2}]}
+        - {type: block, color: blue, poses: [{x: 0.4, y: -0.2}]}
+    skill: {name: put_on}
+    success:
+      - on_top: {upper: red_block, lower: blue_block}
+"""
+
+
+def test_a_task_that_reuses_a_skill_unchanged_commits_only_its_example(
+    workspace: Workspace,
+) -> None:
+    import subprocess as sp
+
+    for args in (["init", "-q"], ["config", "user.email", "t@t"], ["config", "user.name", "t"]):
+        sp.run(["git", "-C", str(workspace.root), *args], check=True)
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[GOOD])
+    outcomes = learner(workspace, llm).learn(curriculum(workspace, REUSE))
+    assert [(o.task, o.accepted, o.regression_checks) for o in outcomes] == [
+        ("red-on-blue", True, 0),
+        ("red-on-blue-again", True, 0),
+    ]
+    log = sp.run(
+        ["git", "-C", str(workspace.root), "log", "--format=%s", "--name-only"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert [line for line in log.splitlines() if line][:2] == [
+        "lyra: test-loop/red-on-blue-again: put_on: unchanged",
+        "examples/test_loop_red_on_blue_again.yaml",
+    ]

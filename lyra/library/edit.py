@@ -928,7 +928,7 @@ def stage_answer(workspace: Workspace, name: str, answer: str) -> Patch:
     after = merge_and_validate(before, answer, name, _library_names(workspace) - {name})
     if before is not None:
         check_signature_change(workspace, name, before, after)
-    summary = _changed_definitions(before or "", after)
+    summary = "unchanged" if before == after else _changed_definitions(before or "", after)
     return Patch((FileChange(path, before, after),), f"{name}: {summary}")
 
 
