@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from envs.ravens.render import Recorder
-from envs.ravens.scene import SceneSpec
+from envs.ravens.scene import SceneSpec, load_scene
 from envs.ravens.tabletop import Tabletop
 from lyra.curriculum import Curriculum
-from lyra.examples import load_example, slugify
+from lyra.examples import iter_examples
 from lyra.llm import Message, Provider
 from lyra.memory.store import Memory
 from lyra.prompts import render, system_prompt
 from lyra.sandbox import RunResult, run_code
-from lyra.teach import code_blocks, run_on_seed, scene_text
+from lyra.teach import clear_view, code_blocks, run_on_seed, scene_text
 from lyra.workspace import Workspace
 
 
@@ -48,21 +48,25 @@ def run_curriculum(
     say: Callable[[str], None] = print,
 ) -> list[TaskRuns]:
     """Run every accepted task's stored plan on seeds 0..seeds-1 with the current library."""
+    # The example files are the record of what was learnt (progress is local state).
+    learnt = {e.task: e for _, e in iter_examples(workspace.examples_dir)}
     table = Tabletop()
     rows = []
     try:
         for task in curriculum.tasks:
-            path = workspace.examples_dir / f"{slugify(f'{curriculum.name}-{task.id}')}.yaml"
-            if not path.exists() or task.scene is None:
+            example = learnt.get(f"{curriculum.name}/{task.id}")
+            if example is None:
                 rows.append(TaskRuns(task.id, 0, 0, 0.0, 0.0, ("not learnt yet",), learnt=False))
                 continue
-            code = load_example(path).code
+            code = example.code
+            # A scene given in words was written out when the task was learnt.
+            scene = task.scene or load_scene(example.scene or {})
             calls, seconds, failures = [], [], []
             for seed in range(seeds):
                 start = time.perf_counter()
                 run = run_on_seed(
                     table,
-                    task.scene,
+                    scene,
                     seed,
                     code,
                     workspace.skills_dir,
@@ -73,6 +77,9 @@ def run_curriculum(
                 calls.append(run.result.primitive_calls)
                 if not run.ok:
                     failures.append(run.describe())
+                if run.result.abandoned:
+                    # Its worker may still be driving that simulator.
+                    table = Tabletop()
             rows.append(
                 TaskRuns(
                     task.id,
@@ -84,7 +91,7 @@ def run_curriculum(
                 )
             )
             if gif_dir is not None:
-                gif = record_gif(table, task.scene, code, workspace, gif_dir / f"{task.id}.gif")
+                gif = record_gif(table, scene, code, workspace, gif_dir / f"{task.id}.gif")
                 say(f"{task.id}: {rows[-1].successes}/{seeds}, one run recorded to {gif}")
     finally:
         table.close()
@@ -99,7 +106,7 @@ def record_gif(
     recorder = Recorder(table).attach()
     try:
         run_code(code, table, filename="task.py", skills_root=workspace.skills_dir)
-        table.home()
+        clear_view(table)
         recorder.capture("done")
         return recorder.save(path)
     finally:
@@ -163,7 +170,8 @@ def plan(
         blocks = code_blocks(answer)
         code = blocks[0] if blocks else ""
         result = run_code(code, table, filename="task.py", skills_root=workspace.skills_dir)
-        if result.ok:
+        if result.ok or result.abandoned:
+            # An abandoned run may still be driving the simulator: no further attempt on it.
             return PlanOutcome(code, result, attempt)
         feedback = result.feedback
     return PlanOutcome(code, result, attempts)

@@ -411,9 +411,11 @@ class _Run:
         """The error kind and feedback for a finished run (the code may have caught a stop)."""
         where = self._trace(self.error)
         if self.timed_out:
+            # No location: where the deadline catches a loop depends on timing, and feedback
+            # must be the same on every run for a recorded session to replay.
             return "timeout", (
                 f"the code ran longer than the {timeout_s:g} s limit and was stopped; "
-                f"look for a loop that never ends{where}"
+                "look for a loop that never ends"
             )
         if self.over_budget:
             return "budget", (

@@ -10,7 +10,9 @@ an undo journal so that a crash leaves the library as it was before the task.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
+import math
 import re
 import shutil
 from collections.abc import Callable, Sequence
@@ -24,6 +26,7 @@ from lyra.curriculum import Curriculum, Progress, Task, next_task
 from lyra.errors import LyraError
 from lyra.examples import Example, iter_examples, save_example, slugify
 from lyra.files import write_atomic
+from lyra.geometry import Point, Pose
 from lyra.library.edit import FileChange, Patch, stage_answer, stage_new_skill
 from lyra.library.errors import EditError
 from lyra.library.history import commit_step, record
@@ -37,6 +40,7 @@ from lyra.sandbox import RunResult, run_code
 from lyra.workspace import Workspace
 
 SNAPSHOT_TOLERANCE = 0.005
+SNAPSHOT_TURN_DEG = 5.0
 _BLOCK = re.compile(r"```[a-zA-Z]*[ \t]*\n(.*?)```", re.DOTALL)
 
 
@@ -338,6 +342,11 @@ def run_on_seed(
     result = run_code(code, table, filename="task.py", skills_root=skills_root, timeout_s=timeout_s)
     if not result.ok:
         return SeedRun(seed, result, Verdict(False, "the code failed"), snapshot_of(table))
+    held = table.held_object()
+    if held is not None:
+        # A plan that ends with an object in the gripper has not put it anywhere.
+        verdict = Verdict(False, f"the plan ended still holding '{held}': place it")
+        return SeedRun(seed, result, verdict, snapshot_of(table))
     for _ in range(round(hold_seconds / table.config.time_step)):
         table.sim.stepSimulation()
     try:
@@ -345,6 +354,12 @@ def run_on_seed(
     except PredicateError as error:
         verdict = Verdict(False, str(error))
     return SeedRun(seed, result, verdict, snapshot_of(table))
+
+
+def clear_view(table: Tabletop) -> None:
+    """Move the arm home for a picture; where it cannot go (it is touching something), stay."""
+    with contextlib.suppress(LyraError):
+        table.home()
 
 
 def snapshot_difference(expected: dict[str, list[float]], actual: dict[str, list[float]]) -> str:
@@ -355,7 +370,18 @@ def snapshot_difference(expected: dict[str, list[float]], actual: dict[str, list
         moved = sum((a - b) ** 2 for a, b in zip(pose[:3], actual[name][:3], strict=True)) ** 0.5
         if moved > SNAPSHOT_TOLERANCE:
             return f"'{name}' ended {moved * 1000:.1f} mm from where the accepted run left it"
+        # Boxes look the same after a half turn, so yaws are compared modulo 180 degrees.
+        turn = math.degrees(_yaw(actual[name]) - _yaw(pose)) % 180.0
+        if min(turn, 180.0 - turn) > SNAPSHOT_TURN_DEG:
+            return (
+                f"'{name}' ended turned {min(turn, 180.0 - turn):.0f} degrees from how the "
+                "accepted run left it"
+            )
     return ""
+
+
+def _yaw(pose: list[float]) -> float:
+    return Pose(Point.of(pose[:3]), (pose[3], pose[4], pose[5], pose[6])).yaw
 
 
 def check_example(table: Tabletop, example: Example, skills_root: Path) -> str:
@@ -439,6 +465,12 @@ class Learner:
     def learn(self, curriculum: Curriculum) -> list[TaskOutcome]:
         """Teach every task not yet accepted, in order; stop at the first one not accepted."""
         progress = Progress.load(self.ws, curriculum.name)
+        # Progress lives in .lyra, which a fresh clone lacks; the example files are the record
+        # of what was accepted, so a task with one is done.
+        for _, example in iter_examples(self.ws.examples_dir):
+            name, _, task_id = (example.task or "").partition("/")
+            if name == curriculum.name:
+                progress.accepted.setdefault(task_id, example.id)
         outcomes = []
         while (task := next_task(curriculum, progress)) is not None:
             self.say(f"\n== {curriculum.name}/{task.id}: {task.instruction}")
@@ -475,12 +507,20 @@ class Learner:
             return existing.header
         known = "\n\n".join(r.header for r in parse_library(self.ws.skills_dir)) or "(none yet)"
         prompt = render("skill_parser", instruction=task.instruction, skill=skill, skills=known)
-        answer = self._complete(outcome, prompt, "skill_parser").text
-        blocks = code_blocks(answer) or [answer]
-        header = re.sub(r"def\s+\w+\s*\(", f"def {skill}(", blocks[0], count=1)
-        header = self.teacher.review_header(task, header)
-        stage_new_skill(self.ws, header)  # validates the header; nothing is written
-        return header.strip("\n")
+        problem = ""
+        for _ in range(3):
+            answer = self._complete(outcome, prompt + problem, "skill_parser").text
+            blocks = code_blocks(answer) or [answer]
+            header = re.sub(r"def\s+\w+\s*\(", f"def {skill}(", blocks[0], count=1)
+            header = self.teacher.review_header(task, header)
+            try:
+                stage_new_skill(self.ws, header)  # validates the header; nothing is written
+            except EditError as error:
+                problem = f"\n\nYour last header could not be used: {error}"
+                self.say(problem.strip())
+                continue
+            return header.strip("\n")
+        raise AnswerError(f"no usable header for '{skill}' after 3 proposals: {problem.strip()}")
 
     def teach(self, task: Task, curriculum: str, progress: Progress) -> TaskOutcome:
         """Run one task through the loop until it is accepted, rejected or out of rounds."""
@@ -520,7 +560,13 @@ class Learner:
                 outcome.corrections.append(verdict.text)
                 self.say(f"{verdict.action}: {verdict.text}")
                 continue
-            broken = self._regression(task, patch, overlay, outcome)
+            if not last.ok:
+                # An accepted failure would be stored as the task's regression check and fail
+                # every later edit: the run must pass first.
+                correction = f"It cannot be kept yet: {last.outcome()}"
+                self.say(correction)
+                continue
+            broken = self._regression(f"{curriculum}/{task.id}", patch, overlay, outcome)
             if broken:
                 regression = "\n".join(broken)
                 correction = "Your change breaks earlier tasks; keep them solvable."
@@ -644,7 +690,7 @@ class Learner:
             if run.result.abandoned:
                 # The worker may still be driving this simulator: start a fresh one.
                 self.table = Tabletop()
-            if picture is None and self.teacher.wants_pictures:
+            elif picture is None and self.teacher.wants_pictures:
                 picture = self._picture(task, round_)
         module = next(c.after for c in patch.changes if c.after is not None)
         return Attempt(task, round_, skill, module, code, tuple(runs), picture)
@@ -652,18 +698,18 @@ class Learner:
     def _picture(self, task: Task, round_: int) -> Path:
         from envs.ravens.render import save_png
 
-        self.table.home()
+        clear_view(self.table)
         return save_png(self.table, self.ws.state_dir / "attempts" / f"{task.id}-{round_}.png")
 
     def _regression(
-        self, task: Task, patch: Patch, overlay: Path, outcome: TaskOutcome
+        self, task_key: str, patch: Patch, overlay: Path, outcome: TaskOutcome
     ) -> list[str]:
         """Re-run every earlier example that reaches an edited skill; return the failures."""
         edited = {c.path.stem for c in patch.changes if c.before != c.after}
         tree = SkillTree.of(parse_library(overlay))
         broken = []
         for _, example in iter_examples(self.ws.examples_dir):
-            if example.task and example.task.endswith(f"/{task.id}"):
+            if example.task == task_key:
                 continue
             if not edited & _reach(example.skills, tree):
                 continue

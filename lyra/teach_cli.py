@@ -6,6 +6,7 @@ Heavy modules (pybullet, lancedb, libcst) are imported inside the handlers.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -42,7 +43,7 @@ def register(subparsers: Any) -> None:
         "run", help="run a curriculum's learnt plans over many seeds, or plan a new instruction"
     )
     run.add_argument("target", help="a curriculum YAML file, or an instruction in quotes")
-    run.add_argument("--seeds", type=int, default=20, help="curriculum: seeds per task (20)")
+    run.add_argument("--seeds", type=_positive, default=20, help="curriculum: seeds per task (20)")
     run.add_argument("--gif", help="curriculum: a folder for one GIF per task; else a GIF file")
     run.add_argument("--scene", help="instruction: the scene YAML file")
     run.add_argument("--seed", type=int, default=0, help="instruction: layout seed (default 0)")
@@ -57,6 +58,13 @@ def register(subparsers: Any) -> None:
     check.add_argument("curriculum", nargs="?", help="only this curriculum's tasks")
     check.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     check.set_defaults(func=_check)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _common(
@@ -128,8 +136,10 @@ def _teach(args: argparse.Namespace) -> int:
     from lyra.curriculum import Progress, SkillTarget, Task
     from lyra.examples import slugify
 
+    # A digest of the whole instruction keeps two long instructions with one beginning apart.
+    digest = hashlib.sha1(args.instruction.encode()).hexdigest()[:8]
     task = Task(
-        id=slugify(args.instruction),
+        id=f"{slugify(args.instruction, 40)}-{digest}",
         instruction=args.instruction,
         scene=load_scene(args.scene),
         skill=SkillTarget(name=args.skill, new=True),
@@ -205,7 +215,11 @@ def _run(args: argparse.Namespace) -> int:
 
     workspace = find_workspace()
     target = Path(args.target)
-    if target.suffix in (".yaml", ".yml") and target.exists():
+    if target.suffix in (".yaml", ".yml"):
+        if not target.exists():
+            from lyra.errors import LyraError
+
+            raise LyraError(f"no such curriculum file: {target}")
         return _run_curriculum(workspace, target, args)
     return _run_instruction(workspace, args)
 

@@ -182,6 +182,13 @@ BAD_ANSWERS = {
         answer(GOOD_MODULE, GOOD_TASK + "x = 1\n" * 200_000),
         "the answer is 1200075 bytes, over the 100000-byte limit",
     ),
+    "never lets go": (
+        answer(
+            GOOD_MODULE,
+            "# task\nfrom lyra.api import pick\nfrom skills.put_on import put_on\nput_on('red_block', 'blue_block')\npick('red_block')\n",
+        ),
+        "the plan ended still holding 'red_block': place it",
+    ),
     "missing skill": (
         answer(
             GOOD_MODULE,
@@ -486,3 +493,62 @@ def test_a_task_that_reuses_a_skill_unchanged_commits_only_its_example(
         "lyra: test-loop/red-on-blue-again: put_on: unchanged",
         "examples/test_loop_red_on_blue_again.yaml",
     ]
+
+
+class AcceptEverything(ScriptedTeacher):
+    def judge(self, attempt):
+        from lyra.teach import TeacherVerdict
+
+        return TeacherVerdict("accept")
+
+
+def test_accepting_a_failed_run_is_refused_until_it_passes(workspace: Workspace) -> None:
+    failing = answer(
+        GOOD_MODULE, "# task\nfrom skills.put_on import put_on\nput_on('red_block', 'red_block')\n"
+    )
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[failing], refinement=[GOOD])
+    said: list[str] = []
+    loop = Learner(
+        workspace, llm, AcceptEverything(), open_memory(workspace), timeout_s=3.0, say=said.append
+    )
+    (outcome,) = loop.learn(curriculum(workspace))
+    assert (outcome.accepted, outcome.rounds) == (True, 2)
+    assert any(line.startswith("It cannot be kept yet: seed 0: the code failed:") for line in said)
+
+
+def test_a_bad_header_proposal_is_sent_back(workspace: Workspace) -> None:
+    no_docstring = "```python\ndef put_on(obj: str, target: str) -> None:\n    ...\n```"
+    llm = ScriptedLLM(skill_parser=[no_docstring, HEADER], skill_learning=[GOOD])
+    (outcome,) = learner(workspace, llm).learn(curriculum(workspace))
+    assert outcome.accepted and outcome.llm_calls == 3
+    assert "Your last header could not be used: " in llm.prompts[1][1]
+
+
+def test_snapshots_differ_by_position_or_turn() -> None:
+    from lyra.teach import snapshot_difference
+
+    upright = {"a": [0.5, 0.0, 0.02, 0.0, 0.0, 0.0, 1.0]}
+    half_turn = {"a": [0.5, 0.0, 0.02, 0.0, 0.0, 1.0, 0.0]}
+    quarter_turn = {"a": [0.5, 0.0, 0.02, 0.0, 0.0, 0.7071068, 0.7071068]}
+    moved = {"a": [0.506, 0.0, 0.02, 0.0, 0.0, 0.0, 1.0]}
+    assert snapshot_difference(upright, half_turn) == ""
+    assert (
+        snapshot_difference(upright, quarter_turn)
+        == "'a' ended turned 90 degrees from how the accepted run left it"
+    )
+    assert (
+        snapshot_difference(upright, moved)
+        == "'a' ended 6.0 mm from where the accepted run left it"
+    )
+    assert snapshot_difference(upright, {}) == "'a' is missing"
+
+
+def test_a_fresh_clone_without_progress_resumes_from_the_example_files(
+    workspace: Workspace,
+) -> None:
+    import shutil
+
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[GOOD])
+    learner(workspace, llm).learn(curriculum(workspace))
+    shutil.rmtree(workspace.state_dir)  # what a fresh clone of the workspace looks like
+    assert learner(workspace, llm).learn(curriculum(workspace)) == []

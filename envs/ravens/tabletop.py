@@ -432,6 +432,9 @@ class Tabletop:
         else:
             target_pose = target
         self._body(obj)
+        # Refuse an unreachable destination before picking, not with the object in the air.
+        spot = target_pose.position.with_z(self.config.box_low[2])
+        self._check_box(spot, f"the destination of '{obj}'")
         if self.grasp is None or self.grasp.name != obj:
             self.pick(obj)
         final_yaw = target_pose.yaw if yaw is None else yaw
@@ -451,8 +454,9 @@ class Tabletop:
                 side, bound = ("lower", lo) if value < lo else ("upper", hi)
                 raise UnreachablePoseError(
                     f"{what} at ({point.x:.3f}, {point.y:.3f}, {point.z:.3f})",
-                    f"{axis}={value:.3f} is beyond the workspace's {side} {axis} bound "
-                    f"{bound:.3f}; targets must lie in x [{low[0]:.2f}, {high[0]:.2f}], "
+                    f"{axis}={value:.3f} is {abs(value - bound) * 1000:.1f} mm beyond the "
+                    f"workspace's {side} {axis} bound {bound:.3f}; targets must lie in "
+                    f"x [{low[0]:.2f}, {high[0]:.2f}], "
                     f"y [{low[1]:.2f}, {high[1]:.2f}], z [{low[2]:.2f}, {high[2]:.2f}]",
                 )
 

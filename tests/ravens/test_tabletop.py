@@ -163,8 +163,8 @@ class TestErrorMessages:
                 place(Point(0.95, 0.0, 0.02))
         assert str(caught.value) == (
             "cannot reach the place pose for 'red_block' at (0.950, 0.000, 0.020): x=0.950 is "
-            "beyond the workspace's upper x bound 0.800; targets must lie in x [0.15, 0.80], "
-            "y [-0.45, 0.45], z [0.00, 0.60]"
+            "150.0 mm beyond the workspace's upper x bound 0.800; targets must lie in "
+            "x [0.15, 0.80], y [-0.45, 0.45], z [0.00, 0.60]"
         )
         assert two_blocks.held_object() == "red_block"
 
@@ -229,3 +229,14 @@ def test_pose_values_round_trip_through_the_facade(two_blocks: Tabletop) -> None
     assert point.x == pytest.approx(0.55, abs=1e-3)
     assert point.y == pytest.approx(0.22, abs=1e-3)
     assert point.z == pytest.approx(0.03, abs=1e-3)
+
+
+def test_an_unreachable_destination_is_refused_before_picking(two_blocks: Tabletop) -> None:
+    with lyra.use(two_blocks), pytest.raises(UnreachablePoseError) as caught:
+        put_first_on_second("red_block", Point(0.5, 0.6, 0.0))
+    assert str(caught.value) == (
+        "cannot reach the destination of 'red_block' at (0.500, 0.600, 0.000): y=0.600 is "
+        "150.0 mm beyond the workspace's upper y bound 0.450; targets must lie in "
+        "x [0.15, 0.80], y [-0.45, 0.45], z [0.00, 0.60]"
+    )
+    assert two_blocks.held_object() is None

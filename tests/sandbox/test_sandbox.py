@@ -261,8 +261,7 @@ def test_infinite_loop_times_out(table: FakeTable) -> None:
     result = run("while True:\n    pass\n", table, timeout_s=0.3)
     assert (result.ok, result.error, result.abandoned) == (False, "timeout", False)
     assert result.feedback == (
-        "the code ran longer than the 0.3 s limit and was stopped; look for a loop that never "
-        "ends\n  at <task>:2: pass"
+        "the code ran longer than the 0.3 s limit and was stopped; look for a loop that never ends"
     )
     assert 0.3 <= result.wall_s < 1.5
 
