@@ -578,13 +578,19 @@ class Tabletop:
         return min(max(height, self.config.min_transit_height), self.config.box_high[2])
 
     def _transit(self, tip: Point, yaw: float) -> None:
-        """Rise to the transit height, cross above the target and descend to it, in one motion."""
+        """Rise to the transit height and cross above the target in one motion, then descend.
+
+        The descent is a motion of its own: blended into the crossing, the arm's tracking lag
+        cuts the corner and a held object clips whatever stands beside its destination.
+        """
         height = max(self._transit_height(), tip.z)
         here = self.ee_pose().position
-        corners = [tip.with_z(height), tip]
+        corners = [tip.with_z(height)]
         if here.z < height - 1e-3:
             corners.insert(0, here.with_z(height))
         self._path(corners, yaw, self.config.transit_speed)
+        # A minimum-jerk segment comes to rest at its end, so it may run at transit speed.
+        self._line(tip, yaw, self.config.transit_speed)
 
     def _preferred_yaw(self, candidates: list[float]) -> float:
         """Of equivalent tool yaws, the one nearest home (ties go to the nearest current yaw).
