@@ -1,8 +1,8 @@
-"""The recorded session regrows the reference library byte for byte, offline.
+"""The recorded sessions regrow the reference library byte for byte, offline.
 
-The recording (curricula/ravens/sessions/basics.jsonl) was made with `lyra learn` through the
+The recordings (curricula/ravens/sessions/*.jsonl) were made with `lyra learn` through the
 manual provider, each prompt answered by a helper model session given only that prompt. Here
-the same curriculum runs through the real loop (physics, libcst edits, regression re-checks,
+the same curricula run through the real loop (physics, libcst edits, regression re-checks,
 LanceDB memory) with the replay provider, which fails loudly if any prompt differs.
 """
 
@@ -21,8 +21,9 @@ from lyra.teach import Learner, ScriptedTeacher
 from lyra.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
-CURRICULUM = REPO / "curricula" / "ravens" / "basics.yaml"
-RECORDING = REPO / "curricula" / "ravens" / "sessions" / "basics.jsonl"
+RAVENS = REPO / "curricula" / "ravens"
+# In the order they were taught: structures builds on what basics taught.
+GROWTH = ("basics", "structures")
 
 
 @pytest.mark.skipif(
@@ -33,24 +34,28 @@ def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
     (tmp_path / "skills").mkdir()
     shutil.copy(REPO / "skills" / "__init__.py", tmp_path / "skills" / "__init__.py")
     workspace = Workspace(tmp_path)
-    said: list[str] = []
-    learner = Learner(
-        workspace,
-        ReplayProvider(RECORDING),
-        ScriptedTeacher(),
-        open_memory(workspace, EmbedderConfig(kind="minilm")),
-        say=said.append,
-    )
-    try:
-        outcomes = learner.learn(load_curriculum(CURRICULUM))
-    finally:
-        learner.close()
+    outcomes = []
+    for name in GROWTH:
+        learner = Learner(
+            workspace,
+            ReplayProvider(RAVENS / "sessions" / f"{name}.jsonl"),
+            ScriptedTeacher(),
+            open_memory(workspace, EmbedderConfig(kind="minilm")),
+            say=lambda _: None,
+        )
+        try:
+            outcomes += learner.learn(load_curriculum(RAVENS / f"{name}.yaml"))
+        finally:
+            learner.close()
 
     assert [(o.task, o.accepted) for o in outcomes] == [
         ("red-on-blue", True),
         ("red-next-to-blue", True),
         ("three-block-tower", True),
         ("shifted-tower", True),
+        ("two-by-two-base", True),
+        ("two-by-two-by-two-cube", True),
+        ("three-by-two-pyramid", True),
     ]
     assert sum(o.rounds > 1 for o in outcomes) >= 1  # at least one correction round
     assert sum(o.regression_checks for o in outcomes) >= 1  # the extension re-checked a tower
