@@ -124,7 +124,7 @@ def run_tabletop(
     it is not timed, since rendering costs more than the motion.
     """
     import lyra
-    from envs.ravens.render import Recorder
+    from envs.ravens.render import record_run
     from envs.ravens.scene import load_scene
     from envs.ravens.tabletop import Tabletop
 
@@ -156,14 +156,12 @@ def run_tabletop(
             if not ok:
                 failures.append(f"seed {seed}: {reason}")
         if gif_dir is not None:
-            table.reset(scene, 0)
-            recorder = Recorder(table).attach()
-            with lyra.use(table):
-                task.plan()
-            table.home()
-            recorder.capture("done")
-            recorder.save(gif_dir / f"{task.name}.gif")
-            recorder.detach()
+
+            def act(plan: Callable[[], int] = task.plan) -> None:
+                with lyra.use(table):
+                    plan()
+
+            record_run(table, scene, 0, act, gif_dir / f"{task.name}.gif")
         rows.append(
             {
                 "task": task.name,

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from envs.ravens.render import Recorder
+from envs.ravens.render import record_run
 from envs.ravens.scene import SceneSpec, load_scene
 from envs.ravens.tabletop import Tabletop
 from lyra.curriculum import Curriculum
@@ -23,7 +23,13 @@ from lyra.llm import Message, Provider
 from lyra.memory.store import Memory
 from lyra.prompts import render, system_prompt
 from lyra.sandbox import RunResult, run_code
-from lyra.teach import clear_view, code_blocks, run_on_seed, scene_text
+from lyra.teach import (
+    code_blocks,
+    examples_section,
+    run_on_seed,
+    scene_text,
+    skills_section,
+)
 from lyra.workspace import Workspace
 
 
@@ -101,16 +107,14 @@ def run_curriculum(
 def record_gif(
     table: Tabletop, scene: SceneSpec, code: str, workspace: Workspace, path: Path
 ) -> Path:
-    """Run the code once on seed 0 with a camera on, and write the frames as a GIF."""
-    table.reset(scene, 0)
-    recorder = Recorder(table).attach()
-    try:
-        run_code(code, table, filename="task.py", skills_root=workspace.skills_dir)
-        clear_view(table)
-        recorder.capture("done")
-        return recorder.save(path)
-    finally:
-        recorder.detach()
+    """Run the code once on seed 0 in the sandbox with a camera on, and write a GIF."""
+    return record_run(
+        table,
+        scene,
+        0,
+        lambda: run_code(code, table, filename="task.py", skills_root=workspace.skills_dir),
+        path,
+    )
 
 
 @dataclass(frozen=True)
@@ -149,12 +153,8 @@ def plan(
             "plan",
             instruction=instruction,
             scene=scene_text(table),
-            skills="\n\n".join(f"```python\n{h}\n```" for h in retrieval.headers) or "(none)",
-            examples="\n\n".join(
-                f"Task: {hit.instruction}\n```python\n{hit.code.rstrip()}\n```"
-                for hit in retrieval.examples
-            )
-            or "(none yet)",
+            skills=skills_section(retrieval.headers),
+            examples=examples_section(retrieval.examples),
             hint=f"\n# Hint from the person\n{'; '.join(hints)}\n" if hints else "",
             feedback=f"\n# Your last plan failed\n```python\n{code.rstrip()}\n```\n{feedback}\n"
             if feedback

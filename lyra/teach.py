@@ -10,7 +10,6 @@ an undo journal so that a crash leaves the library as it was before the task.
 from __future__ import annotations
 
 import ast
-import contextlib
 import json
 import math
 import re
@@ -33,6 +32,7 @@ from lyra.library.history import commit_step, record
 from lyra.library.parse import parse_library
 from lyra.library.tree import SkillTree
 from lyra.llm import Completion, Message, Provider
+from lyra.memory.retrieval import ExampleHit
 from lyra.memory.store import Memory
 from lyra.predicates import PredicateError, Verdict, from_spec
 from lyra.prompts import render, system_prompt
@@ -356,12 +356,6 @@ def run_on_seed(
     return SeedRun(seed, result, verdict, snapshot_of(table))
 
 
-def clear_view(table: Tabletop) -> None:
-    """Move the arm home for a picture; where it cannot go (it is touching something), stay."""
-    with contextlib.suppress(LyraError):
-        table.home()
-
-
 def snapshot_difference(expected: dict[str, list[float]], actual: dict[str, list[float]]) -> str:
     """Why two snapshots differ by more than the tolerance ("" when they agree)."""
     for name, pose in expected.items():
@@ -429,6 +423,19 @@ def scene_text(table: Tabletop) -> str:
             f"size ({s.x:.3f}, {s.y:.3f}, {s.z:.3f}), yaw {round(state.pose.yaw * 57.2958):d}"
         )
     return "\n".join(lines)
+
+
+def skills_section(headers: Sequence[str]) -> str:
+    """Skill headers as a prompt lists them."""
+    return "\n\n".join(f"```python\n{h}\n```" for h in headers) or "(none yet)"
+
+
+def examples_section(hits: Sequence[ExampleHit]) -> str:
+    """Retrieved examples as a prompt lists them: each instruction and its task code."""
+    return (
+        "\n\n".join(f"Task: {hit.instruction}\n```python\n{hit.code.rstrip()}\n```" for hit in hits)
+        or "(none yet)"
+    )
 
 
 class Learner:
@@ -502,10 +509,11 @@ class Learner:
     def _header(self, task: Task, outcome: TaskOutcome) -> str:
         """The header of the target skill: the module's, or a new one proposed and reviewed."""
         skill = task.skill.name
-        existing = parse_library(self.ws.skills_dir).records.get(skill)
+        library = parse_library(self.ws.skills_dir)
+        existing = library.records.get(skill)
         if existing is not None:
             return existing.header
-        known = "\n\n".join(r.header for r in parse_library(self.ws.skills_dir)) or "(none yet)"
+        known = "\n\n".join(r.header for r in library) or "(none yet)"
         prompt = render("skill_parser", instruction=task.instruction, skill=skill, skills=known)
         problem = ""
         for _ in range(3):
@@ -597,7 +605,7 @@ class Learner:
         headers = [
             h for s, h in zip(retrieval.skills, retrieval.headers, strict=True) if s.name != skill
         ]
-        skills_text = "\n\n".join(f"```python\n{h}\n```" for h in headers) or "(none yet)"
+        skills_text = skills_section(headers)
         self.table.reset(scene, task.seeds[0])
         objects = scene_text(self.table)
         regression_text = (
@@ -619,10 +627,7 @@ class Learner:
                 regression=regression_text,
                 skill=skill,
             )
-        examples = "\n\n".join(
-            f"Task: {hit.instruction}\n```python\n{hit.code.rstrip()}\n```"
-            for hit in retrieval.examples
-        )
+        examples = examples_section(retrieval.examples)
         return render(
             "skill_learning",
             instruction=task.instruction,
@@ -636,7 +641,7 @@ class Learner:
                 else ""
             ),
             skills=skills_text,
-            examples=examples or "(none yet)",
+            examples=examples,
             regression=regression_text,
             correction=f"\n# Correction\n{correction}\n" if correction else "",
         )
@@ -696,7 +701,7 @@ class Learner:
         return Attempt(task, round_, skill, module, code, tuple(runs), picture)
 
     def _picture(self, task: Task, round_: int) -> Path:
-        from envs.ravens.render import save_png
+        from envs.ravens.render import clear_view, save_png
 
         clear_view(self.table)
         return save_png(self.table, self.ws.state_dir / "attempts" / f"{task.id}-{round_}.png")

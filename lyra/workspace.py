@@ -7,7 +7,6 @@ holds what can be rebuilt from them (the LanceDB index, logs, history) and is ne
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,11 +23,6 @@ class Workspace:
         return self.root / "skills"
 
     @property
-    def curricula_dir(self) -> Path:
-        """YAML curricula, one folder per backend."""
-        return self.root / "curricula"
-
-    @property
     def examples_dir(self) -> Path:
         """Accepted instruction -> plan examples, one reviewable file each."""
         return self.root / "examples"
@@ -37,21 +31,6 @@ class Workspace:
     def state_dir(self) -> Path:
         """Rebuildable state: the memory index, session logs, edit history."""
         return self.root / ".lyra"
-
-    def activate(self) -> None:
-        """Put the workspace root first on the import path so ``skills`` is this workspace's."""
-        root = str(self.root)
-        if root in sys.path:
-            sys.path.remove(root)
-        sys.path.insert(0, root)
-        loaded = sys.modules.get("skills")
-        if (
-            loaded is not None
-            and Path(getattr(loaded, "__file__", "") or "").parent != self.skills_dir
-        ):
-            # Another workspace's skills were imported earlier in this process: forget them.
-            for name in [m for m in sys.modules if m == "skills" or m.startswith("skills.")]:
-                del sys.modules[name]
 
 
 def find_workspace(start: Path | None = None) -> Workspace:

@@ -6,6 +6,8 @@ nothing renders unless a :class:`Recorder` is attached or a picture is asked for
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,7 +15,9 @@ import imageio.v3 as iio
 import numpy as np
 import pybullet
 
+from envs.ravens.scene import SceneSpec
 from envs.ravens.tabletop import Tabletop
+from lyra.errors import LyraError
 
 
 @dataclass(frozen=True)
@@ -95,3 +99,24 @@ class Recorder:
             frames = [*self.frames, *[self.frames[-1]] * 3]
             iio.imwrite(path, np.stack(frames), duration=1000 / fps, loop=0)
         return path
+
+
+def clear_view(table: Tabletop) -> None:
+    """Move the arm home for a picture; where it cannot go (it is touching something), stay."""
+    with contextlib.suppress(LyraError):
+        table.home()
+
+
+def record_run(
+    table: Tabletop, scene: SceneSpec, seed: int, act: Callable[[], object], path: Path
+) -> Path:
+    """Lay a scene out, record ``act`` with the camera on, and write the frames as a GIF."""
+    table.reset(scene, seed)
+    recorder = Recorder(table).attach()
+    try:
+        act()
+        clear_view(table)
+        recorder.capture("done")
+        return recorder.save(path)
+    finally:
+        recorder.detach()
