@@ -99,6 +99,11 @@ def connect() -> BulletClient:
     return client
 
 
+def _tip_offset(orientation: tuple[float, ...]) -> np.ndarray:
+    """From the tool link to the fingertips, in the world frame, for a tool orientation."""
+    return quat_to_matrix(orientation) @ np.array([0, 0, TIP_OFFSET])  # type: ignore[arg-type]
+
+
 def _tool_orientation(yaw: float) -> tuple[float, float, float, float]:
     """The tool-link orientation pointing straight down, turned by ``yaw``."""
     return tuple(pybullet.getQuaternionFromEuler((math.pi, 0.0, yaw)))
@@ -308,7 +313,7 @@ class Tabletop:
         """Pose of the tool point (the closed fingertips), gripper pointing down."""
         state = self.sim.getLinkState(self.robot, TOOL_LINK, computeForwardKinematics=True)
         position, orientation = np.asarray(state[4]), tuple(state[5])
-        tip = position + quat_to_matrix(orientation) @ np.array([0, 0, TIP_OFFSET])
+        tip = position + _tip_offset(orientation)
         return Pose(Point.of(tip), orientation)
 
     def topmost_at(self, x: float, y: float) -> str:
@@ -478,7 +483,7 @@ class Tabletop:
 
     def _ik(self, seed: np.ndarray, tip: Point, yaw: float) -> np.ndarray:
         orientation = _tool_orientation(yaw)
-        link = tip.as_array() - quat_to_matrix(orientation) @ np.array([0, 0, TIP_OFFSET])
+        link = tip.as_array() - _tip_offset(orientation)
         q, error = self.kinematics.solve(seed, link, orientation)
         if error > self.config.ik_tolerance:
             raise UnreachablePoseError(
@@ -661,7 +666,7 @@ class Tabletop:
         tool_yaw = self._preferred_yaw(list(links))
         link_pos = min(links.items(), key=lambda item: abs(wrap_angle(item[0] - tool_yaw)))[1]
         orientation = _tool_orientation(tool_yaw)
-        tip = np.asarray(link_pos) + quat_to_matrix(orientation) @ np.array([0, 0, TIP_OFFSET])
+        tip = np.asarray(link_pos) + _tip_offset(orientation)
         return Point.of(tip), float(tool_yaw)
 
     # -- contact and support ---------------------------------------------------------------
