@@ -75,7 +75,12 @@ def _in_frame(obj: ObjectState, point: Point) -> tuple[float, float]:
 
 def _half_extents_in(obj: ObjectState, frame: ObjectState) -> tuple[float, float]:
     """Half extents of ``obj``'s footprint along the axes of ``frame`` (a bounding rectangle)."""
-    turn = obj.pose.yaw - frame.pose.yaw
+    return _half_extents_along(obj, frame.pose.yaw)
+
+
+def _half_extents_along(obj: ObjectState, yaw: float) -> tuple[float, float]:
+    """Half extents of ``obj``'s footprint along axes turned by ``yaw`` (0: the world's)."""
+    turn = obj.pose.yaw - yaw
     c, s = abs(math.cos(turn)), abs(math.sin(turn))
     return (
         0.5 * (c * obj.size.x + s * obj.size.y),
@@ -256,6 +261,65 @@ def offset(
     return PASS
 
 
+def fills(
+    state: State,
+    names: Sequence[str],
+    points: Sequence[Sequence[float]],
+    yaw_deg: float | None = None,
+    tolerance: float = 0.006,
+) -> Verdict:
+    """``names`` occupy ``points`` (x, y, z of a centre), one each, in any order.
+
+    The order-free form of "these parts make this structure": a wall of blocks, a layer of
+    planks, a ring of blocks. With ``yaw_deg``, every one of them is also turned by that much.
+    """
+    if len(names) != len(points):
+        raise PredicateError(
+            f"fills needs as many names as points, got {len(names)} and {len(points)}"
+        )
+    free = {name: _get(state, name).pose.position for name in names}
+    for x, y, z in points:
+        spot = Point(x, y, z)
+        near = [n for n, p in free.items() if p.distance_to(spot) <= tolerance]
+        if not near:
+            closest = min(free, key=lambda n: free[n].distance_to(spot))
+            where = free[closest]
+            return Verdict(
+                False,
+                f"nothing of {', '.join(names)} is at ({x:.3f}, {y:.3f}, {z:.3f}); the nearest "
+                f"free one, '{closest}', is at ({where.x:.3f}, {where.y:.3f}, {where.z:.3f}), "
+                f"{_fmt(where.distance_to(spot))} away",
+            )
+        del free[min(near, key=lambda n: free[n].distance_to(spot))]
+    if yaw_deg is not None:
+        for name in names:
+            verdict = rotated_by(state, name, yaw_deg)
+            if not verdict:
+                return verdict
+    return PASS
+
+
+def area_clear(state: State, x: Sequence[float], y: Sequence[float]) -> Verdict:
+    """No object's footprint reaches into the table rectangle ``x`` by ``y`` (zones aside)."""
+    for name, obj in sorted(state.items()):
+        if obj.kind == "zone":
+            continue
+        half_x, half_y = _half_extents_along(obj, 0.0)
+        centre = obj.pose.position
+        if (
+            centre.x - half_x < x[1]
+            and centre.x + half_x > x[0]
+            and centre.y - half_y < y[1]
+            and centre.y + half_y > y[0]
+        ):
+            return Verdict(
+                False,
+                f"'{name}' at ({centre.x:.3f}, {centre.y:.3f}) reaches into the area "
+                f"x [{x[0]:.2f}, {x[1]:.2f}], y [{y[0]:.2f}, {y[1]:.2f}] that should be clear",
+            )
+    return PASS
+
+
 REGISTRY: dict[str, Callable[..., Verdict]] = {
     "stacked": stacked,
     "on_top": on_top,
@@ -266,6 +330,8 @@ REGISTRY: dict[str, Callable[..., Verdict]] = {
     "rotated_by": rotated_by,
     "within_distance": within_distance,
     "offset": offset,
+    "fills": fills,
+    "area_clear": area_clear,
 }
 
 

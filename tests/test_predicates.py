@@ -9,6 +9,8 @@ from lyra.geometry import Point, Pose, Size
 from lyra.predicates import (
     PredicateError,
     aligned,
+    area_clear,
+    fills,
     from_spec,
     inside,
     next_to,
@@ -135,12 +137,48 @@ def test_from_spec_builds_and_checks_all() -> None:
     )
 
 
+def test_fills_matches_spots_in_any_order() -> None:
+    s = state(box("a", 0.5, 0.0, 0.02), box("b", 0.545, 0.0, 0.02), box("c", 0.5, 0.0, 0.06))
+    spots = [[0.545, 0.0, 0.02], [0.5, 0.0, 0.06], [0.503, 0.002, 0.02]]
+    assert fills(s, ["a", "b", "c"], spots)
+    assert fills(s, ["a", "b", "c"], spots, yaw_deg=90)
+    assert (
+        fills(s, ["a", "b", "c"], [[0.5, 0.0, 0.02], [0.5, 0.0, 0.02], [0.5, 0.0, 0.06]]).reason
+        == "nothing of a, b, c is at (0.500, 0.000, 0.020); the nearest free one, 'c', is at "
+        "(0.500, 0.000, 0.060), 40.0 mm away"
+    )
+    plank = state(box("p", 0.5, 0.0, 0.015, size=(0.15, 0.05, 0.03), yaw_deg=90))
+    assert fills(plank, ["p"], [[0.5, 0.0, 0.015]], yaw_deg=-90)
+    assert (
+        fills(plank, ["p"], [[0.5, 0.0, 0.015]], yaw_deg=0).reason
+        == "'p' is 90.0 degrees off the asked rotation"
+    )
+    with pytest.raises(PredicateError, match="as many names as points, got 1 and 2"):
+        fills(plank, ["p"], [[0.5, 0.0, 0.015], [0.6, 0.0, 0.015]])
+
+
+def test_area_clear_uses_turned_footprints() -> None:
+    s = state(
+        box("zone", 0.6, 0.0, 0.0005, size=(0.3, 0.3, 0.001), kind="zone"),
+        box("plank", 0.5, 0.3, 0.015, size=(0.15, 0.05, 0.03), yaw_deg=90),
+    )
+    assert area_clear(s, x=[0.45, 0.7], y=[-0.2, 0.2])
+    s["plank"] = box("plank", 0.5, 0.3, 0.015, size=(0.15, 0.05, 0.03), yaw_deg=0)
+    assert area_clear(s, x=[0.45, 0.7], y=[-0.2, 0.2])
+    s["plank"] = box("plank", 0.5, 0.26, 0.015, size=(0.15, 0.05, 0.03), yaw_deg=90)
+    assert (
+        area_clear(s, x=[0.45, 0.7], y=[-0.2, 0.2]).reason
+        == "'plank' at (0.500, 0.260) reaches into the area x [0.45, 0.70], y [-0.20, 0.20] "
+        "that should be clear"
+    )
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
         (
             [{"stacked_up": ["a"]}],
-            "unknown predicate 'stacked_up': use one of aligned, inside, next_to, offset, on_table, on_top, rotated_by, stacked, within_distance",
+            "unknown predicate 'stacked_up': use one of aligned, area_clear, fills, inside, next_to, offset, on_table, on_top, rotated_by, stacked, within_distance",
         ),
         (
             [{"next_to": {"a": "a", "c": "b"}}],
