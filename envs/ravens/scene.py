@@ -98,6 +98,11 @@ class ObjectGroup(BaseModel):
         default=None, description="fixed poses, one per object; default: random from the seed"
     )
     random_yaw: bool = Field(default=False, description="random yaw for randomly placed objects")
+    jitter: tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)]] | None = Field(
+        default=None,
+        description="[metres, degrees]: fixed poses move by up to this much in x and y and turn "
+        "by up to this much, drawn from the seed (piles and rows that differ from run to run)",
+    )
 
     @field_validator("size")
     @classmethod
@@ -238,10 +243,15 @@ def layout(spec: SceneSpec, seed: int) -> list[PlacedObject]:
         for i, name in enumerate(group.names()):
             if group.poses is not None:
                 pose = group.poses[i]
-                yaw = math.radians(pose.yaw_deg)
+                x, y, yaw = pose.x, pose.y, math.radians(pose.yaw_deg)
+                if group.jitter is not None:
+                    shift, turn = group.jitter
+                    x += float(rng.uniform(-shift, shift))
+                    y += float(rng.uniform(-shift, shift))
+                    yaw += math.radians(float(rng.uniform(-turn, turn)))
                 z = pose.z if pose.z is not None else size[2] / 2
-                placed.append(_placed(group, name, size, pose.x, pose.y, z, yaw))
-                rects.append((pose.x, pose.y, *_half_footprint(size, yaw)))
+                placed.append(_placed(group, name, size, x, y, z, yaw))
+                rects.append((x, y, *_half_footprint(size, yaw)))
             else:
                 pending.append((index, group, name))
     pending.sort(key=lambda item: -item[1].extents[0] * item[1].extents[1])

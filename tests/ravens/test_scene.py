@@ -1,3 +1,4 @@
+import math
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,19 @@ def test_fixed_poses_are_kept() -> None:
     (placed,) = layout(scene, 0)
     assert (placed.x, placed.y, placed.z) == (0.5, 0.1, 0.02)
     assert placed.yaw == pytest.approx(1.5707963)
+
+
+def test_jitter_moves_fixed_poses_within_bounds_by_seed() -> None:
+    pile = [{"x": 0.4, "y": 0.2, "z": 0.015 + 0.03 * k} for k in range(3)]
+    spec = {"objects": [{"type": "plank", "count": 3, "poses": pile, "jitter": [0.004, 5]}]}
+    scene = load_scene(spec)
+    runs = [layout(scene, seed) for seed in range(10)]
+    assert layout(scene, 3) == runs[3] and runs[3] != runs[4]
+    for placed in runs:
+        for plank, pose in zip(placed, pile, strict=True):
+            assert abs(plank.x - 0.4) <= 0.004 and abs(plank.y - 0.2) <= 0.004
+            assert abs(plank.yaw) <= math.radians(5) and plank.z == pose["z"]
+    assert max(abs(p.x - 0.4) for placed in runs for p in placed) > 0.003
 
 
 def test_unknown_object_type_names_the_field() -> None:
