@@ -49,7 +49,13 @@ def register(subparsers: Any) -> None:
     run.add_argument("--seed", type=int, default=0, help="instruction: layout seed (default 0)")
     run.add_argument("--hint", action="append", default=[], help="instruction: a hint")
     run.add_argument("--success", help="instruction: a success predicate as YAML, to check")
-    add_llm_option(run)
+    run.add_argument(
+        "--teach",
+        action="store_true",
+        help="instruction: when the plan needs a skill the library lacks, pause, teach that "
+        "skill here through the learning loop, then resume the plan with it",
+    )
+    _common(run, add_llm_option, default_teacher="human")
     run.set_defaults(func=_run)
 
     check = subparsers.add_parser(
@@ -80,14 +86,15 @@ def _common(
     parser.add_argument("--max-rounds", type=int, default=6, help="rounds per task (default 6)")
 
 
-def _learner(args: argparse.Namespace) -> Any:
+def _learner(args: argparse.Namespace, provider: Any = None) -> Any:
+    """A learner with the teacher of ``--teacher``, on a new session unless one is given."""
     from lyra.llm import open_session
     from lyra.memory.store import open_memory
     from lyra.teach import HumanTeacher, Learner, LLMCritic, ScriptedTeacher, scene_text
     from lyra.workspace import find_workspace
 
     workspace = find_workspace()
-    provider = open_session(workspace, args.llm)
+    provider = provider or open_session(workspace, args.llm)
     teacher: Any
     if args.teacher == "scripted":
         teacher = ScriptedTeacher()
@@ -133,18 +140,14 @@ def _teach(args: argparse.Namespace) -> int:
     import yaml
 
     from envs.ravens.scene import load_scene
-    from lyra.curriculum import Progress, SkillTarget, Task
-    from lyra.examples import slugify
+    from lyra.curriculum import Progress
 
-    # A digest of the whole instruction keeps two long instructions with one beginning apart.
-    digest = hashlib.sha1(args.instruction.encode()).hexdigest()[:8]
-    task = Task(
-        id=f"{slugify(args.instruction, 40)}-{digest}",
-        instruction=args.instruction,
-        scene=load_scene(args.scene),
-        skill=SkillTarget(name=args.skill, new=True),
-        seeds=args.seed or [0],
-        success=yaml.safe_load(args.success),
+    task = _one_off_task(
+        args.instruction,
+        args.skill,
+        load_scene(args.scene),
+        args.seed or [0],
+        yaml.safe_load(args.success),
     )
     learner, provider = _learner(args)
     try:
@@ -152,6 +155,27 @@ def _teach(args: argparse.Namespace) -> int:
     finally:
         learner.close()
     return _report([outcome], provider)
+
+
+def _one_off_task(instruction: str, skill: str, scene: Any, seeds: list[int], success: Any) -> Any:
+    """A task outside any curriculum, stored under the "taught" curriculum.
+
+    Raises:
+        pydantic.ValidationError: when the skill name or the predicate is unusable.
+    """
+    from lyra.curriculum import SkillTarget, Task
+    from lyra.examples import slugify
+
+    # A digest of the whole instruction keeps two long instructions with one beginning apart.
+    digest = hashlib.sha1(instruction.encode()).hexdigest()[:8]
+    return Task(
+        id=f"{slugify(instruction, 40)}-{digest}",
+        instruction=instruction,
+        scene=scene,
+        skill=SkillTarget(name=skill, new=True),
+        seeds=seeds,
+        success=success,
+    )
 
 
 def _check_one(root: str, path: str) -> tuple[str, str, float]:
@@ -260,25 +284,30 @@ def _run_instruction(workspace: Any, args: argparse.Namespace) -> int:
     if not args.scene:
         raise LyraError("planning an instruction needs its scene: add --scene SCENE.yaml")
     scene = load_scene(args.scene)
+    provider = open_session(workspace, args.llm)
     table = Tabletop()
     try:
-        outcome = plan(
-            workspace,
-            open_session(workspace, args.llm),
-            open_memory(workspace),
-            table,
-            args.target,
-            scene,
-            args.seed,
-            tuple(args.hint),
-        )
-        if outcome.missing_skill:
-            print(
-                f"The plan needs a skill the library lacks: {outcome.missing_skill}\n"
-                'Teach it first (lyra teach "..." --skill NAME --scene ... --success ...), '
-                "then run this instruction again."
-            )
-            return 1
+
+        def planned() -> Any:
+            # Memory is opened afresh each time: a skill taught in the pause must be found.
+            memory = open_memory(workspace)
+            hints = tuple(args.hint)
+            return plan(workspace, provider, memory, table, args.target, scene, args.seed, hints)
+
+        outcome = planned()
+        while outcome.missing_skill:
+            print(f"The plan needs a skill the library lacks: {outcome.missing_skill}")
+            if not args.teach:
+                print(
+                    'Teach it first (lyra teach "..." --skill NAME --scene ... --success ...) '
+                    "and run this instruction again, or add --teach to teach it here and resume."
+                )
+                return 1
+            if not _teach_missing(workspace, provider, scene, args, outcome.missing_skill):
+                print("The skill was not taught; the plan stays paused.")
+                return 1
+            print("Resuming the plan with the new skill.")
+            outcome = planned()
         print(f"task code (attempt {outcome.attempts}):\n{outcome.code}")
         assert outcome.result is not None
         if not outcome.result.ok:
@@ -295,3 +324,38 @@ def _run_instruction(workspace: Any, args: argparse.Namespace) -> int:
         return 0 if verdict is None or verdict else 1
     finally:
         table.close()
+
+
+def _teach_missing(
+    workspace: Any, provider: Any, scene: Any, args: argparse.Namespace, missing: str
+) -> bool:
+    """Pause planning: ask the person for a task that teaches the missing skill, and teach it.
+
+    The task runs in the plan's scene and seed; the person names the skill (the LLM's name is
+    the default), says what the task is and gives its success predicate. True when the skill
+    was accepted.
+    """
+    import yaml
+    from pydantic import ValidationError
+
+    from lyra.curriculum import Progress
+
+    proposed, _, what = (part.strip() for part in missing.partition(":"))
+    answer = input(f"Teach it now? The skill's name [{proposed}] ('no' to stop): ").strip()
+    if answer.lower() == "no":
+        return False
+    skill = answer or proposed
+    instruction = input(f"The task that shows it, in this scene [{what}]: ").strip() or what
+    while True:
+        text = input("Its success predicate as YAML, e.g. [{on_top: {upper: a, lower: b}}]: ")
+        try:
+            task = _one_off_task(instruction, skill, scene, [args.seed], yaml.safe_load(text))
+            break
+        except (ValidationError, yaml.YAMLError) as error:
+            print(f"That cannot be used: {error}")
+    learner, _ = _learner(args, provider)
+    try:
+        outcome = learner.teach(task, "taught", Progress.load(workspace, "taught"))
+    finally:
+        learner.close()
+    return bool(outcome.accepted)

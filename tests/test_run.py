@@ -142,3 +142,100 @@ def test_each_learnt_task_is_retrieved_first_for_its_paraphrases(learnt: Workspa
     # ranked first lose only to a distractor that is the same task ("Stack one block on top
     # of another block", "Place an object beside another object").
     assert max(ranks.values()) <= 2, ranks
+
+
+ROW_HEADER = '''```python
+def place_in_row(names: list[str], gap: float) -> None:
+    """Set objects side by side along +y from the first one, with a gap between faces.
+
+    Args:
+        names: the objects, the first one staying where it is.
+        gap: metres between the faces of neighbours.
+    """
+    ...
+```'''
+
+ROW_MODULE = '''# skills/place_in_row.py
+from lyra.api import Point, object_pose, object_size, put_first_on_second
+
+
+def place_in_row(names: list[str], gap: float) -> None:
+    """Set objects side by side along +y from the first one, with a gap between faces.
+
+    Args:
+        names: the objects, the first one staying where it is.
+        gap: metres between the faces of neighbours.
+    """
+    first = object_pose(names[0]).position
+    y = first.y
+    for previous, name in zip(names, names[1:]):
+        y += object_size(previous).y / 2 + gap + object_size(name).y / 2
+        put_first_on_second(name, Point(first.x, y, 0.0), yaw_deg=0.0)
+'''
+
+ROW_TASK = """# task
+from skills.place_in_row import place_in_row
+
+place_in_row(["red_block", "green_block", "blue_block"], 0.005)
+"""
+
+ROW_SUCCESS = (
+    "[{next_to: {a: red_block, b: green_block, gap: 0.005}},"
+    " {next_to: {a: green_block, b: blue_block, gap: 0.005}}]"
+)
+
+
+def test_run_pauses_to_teach_a_missing_skill_and_resumes(
+    learnt: Workspace, chat_server, monkeypatch, capsys, tmp_path: Path
+) -> None:
+    """The plan asks for a skill; the person teaches it through the loop; the plan then uses it."""
+    import io
+
+    import yaml
+
+    from tests.conftest import answer
+
+    (tmp_path / "scene.yaml").write_text(yaml.safe_dump(SCENE))
+    chat_server.replies = [
+        answer("MISSING SKILL: place_in_row: set blocks side by side along y with a gap"),
+        answer(ROW_HEADER),
+        answer(f"```python\n{ROW_MODULE}```\n\n```python\n{ROW_TASK}```\n"),
+        answer("Problem: none. Lesson: measure gaps between faces."),
+        answer(f"```python\n{ROW_TASK}```"),
+    ]
+    monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
+    monkeypatch.setenv("LYRA_LLM_BASE_URL", chat_server.url)
+    # The person: keeps the proposed name, describes the task, gives its predicate, then
+    # (as the human teacher) accepts the header and the first round.
+    person = ["", "Put the three blocks in a row along y, 5 mm apart.", ROW_SUCCESS, "", "1"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(person) + "\n"))
+    instruction = "Line the red, green and blue blocks up along y with 5 mm gaps, red first."
+    code = main(
+        [
+            "run",
+            instruction,
+            "--scene",
+            str(tmp_path / "scene.yaml"),
+            "--seed",
+            "1",
+            "--teach",
+            "--llm",
+            "openai:test-model",
+            "--success",
+            ROW_SUCCESS,
+        ]
+    )
+    out = capsys.readouterr().out
+    assert (
+        "The plan needs a skill the library lacks: place_in_row: set blocks side by side along y "
+        "with a gap" in out
+    )
+    assert "accepted after 1 round(s); place_in_row kept" in out
+    assert "Resuming the plan with the new skill." in out
+    assert out.rstrip().endswith("success")
+    assert code == 0
+    module = (learnt.skills_dir / "place_in_row.py").read_text()
+    assert module == ROW_MODULE.removeprefix("# skills/place_in_row.py\n")
+    # The resumed plan was prompted with the new skill's header.
+    resumed = chat_server.requests[-1].body["messages"][-1]["content"]
+    assert "def place_in_row(names: list[str], gap: float) -> None:" in resumed

@@ -16,8 +16,9 @@ from lyra.llm.errors import (
     UnknownModelError,
 )
 from lyra.llm.openai_provider import OpenAIProvider, is_loopback, retry_after
+from tests.conftest import ChatServer, answer, failure
 
-from .conftest import MESSAGES, ChatServer, answer, failure
+from .conftest import MESSAGES
 
 WHERE = "--llm, the LYRA_LLM* environment variables or the [llm] table of lyra.toml"
 

@@ -26,8 +26,9 @@ from lyra.llm.errors import (
 )
 from lyra.llm.openai_provider import OpenAIProvider
 from lyra.llm.session import format_usage
+from tests.conftest import ChatServer, answer
 
-from .conftest import MESSAGES, ChatServer, answer
+from .conftest import MESSAGES
 
 FOLLOW_UP = (*MESSAGES, Message("assistant", "stack()"), Message("user", "Use pick_place."))
 
