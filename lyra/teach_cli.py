@@ -61,7 +61,11 @@ def register(subparsers: Any) -> None:
     check = subparsers.add_parser(
         "check", help="re-run every accepted task (the regression suite) in simulation"
     )
-    check.add_argument("curriculum", nargs="?", help="only this curriculum's tasks")
+    check.add_argument(
+        "curriculum",
+        nargs="?",
+        help="only this curriculum's tasks, or those of every one in a folder",
+    )
     check.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     check.set_defaults(func=_check)
 
@@ -199,15 +203,17 @@ def _check(args: argparse.Namespace) -> int:
     from lyra.workspace import find_workspace
 
     workspace = find_workspace()
-    wanted = None
+    wanted: set[str] | None = None
     if args.curriculum:
-        from lyra.curriculum import load_curriculum
+        from lyra.curriculum import load_curricula, load_curriculum
 
-        wanted = load_curriculum(Path(args.curriculum)).name
+        where = Path(args.curriculum)
+        found = load_curricula(where) if where.is_dir() else [load_curriculum(where)]
+        wanted = {curriculum.name for curriculum in found}
     paths = [
         str(path)
         for path, example in iter_examples(workspace.examples_dir)
-        if wanted is None or (example.task or "").startswith(f"{wanted}/")
+        if wanted is None or (example.task or "").split("/")[0] in wanted
     ]
     if not paths:
         print("no accepted tasks to check")

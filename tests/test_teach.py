@@ -339,6 +339,15 @@ def test_lyra_check_reruns_the_accepted_tasks(workspace: Workspace, monkeypatch,
     out = capsys.readouterr().out
     assert "test-loop/red-on-blue                    pass" in out
     assert out.rstrip().splitlines()[-1].startswith("1 passed, 0 failed in ")
+    # A folder selects the tasks of every curriculum in it, and only those.
+    folder = workspace.root / "curricula"
+    (folder / "more").mkdir(parents=True)
+    (folder / "more" / "loop.yaml").write_text(CURRICULUM)
+    assert main(["check", str(folder), "--workers", "1"]) == 0
+    assert "1 passed, 0 failed in " in capsys.readouterr().out
+    (folder / "more" / "loop.yaml").write_text(CURRICULUM.replace("name: test-loop", "name: other"))
+    assert main(["check", str(folder), "--workers", "1"]) == 0
+    assert capsys.readouterr().out == "no accepted tasks to check\n"
 
 
 def test_human_teacher_reads_numbered_choices() -> None:
