@@ -11,13 +11,14 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from envs.ravens.render import record_run
 from envs.ravens.scene import SceneSpec, load_scene
 from envs.ravens.tabletop import Tabletop
-from lyra.curriculum import Curriculum
+from lyra.curriculum import Curriculum, Task
 from lyra.examples import iter_examples
 from lyra.llm import Message, Provider
 from lyra.memory.store import Memory
@@ -52,56 +53,73 @@ def run_curriculum(
     seeds: int,
     gif_dir: Path | None = None,
     say: Callable[[str], None] = print,
+    workers: int = 2,
 ) -> list[TaskRuns]:
-    """Run every accepted task's stored plan on seeds 0..seeds-1 with the current library."""
+    """Run every accepted task's stored plan on seeds 0..seeds-1 with the current library.
+
+    Seeds run in ``workers`` processes, each with its own simulator.
+    """
     # The example files are the record of what was learnt (progress is local state).
     learnt = {e.task: e for _, e in iter_examples(workspace.examples_dir)}
-    table = Tabletop()
     rows = []
-    try:
+    with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
         for task in curriculum.tasks:
             example = learnt.get(f"{curriculum.name}/{task.id}")
             if example is None:
                 rows.append(TaskRuns(task.id, 0, 0, 0.0, 0.0, ("not learnt yet",), learnt=False))
                 continue
-            code = example.code
             # A scene given in words was written out when the task was learnt.
             scene = task.scene or load_scene(example.scene or {})
-            calls, seconds, failures = [], [], []
-            for seed in range(seeds):
-                start = time.perf_counter()
-                run = run_on_seed(
-                    table,
-                    scene,
-                    seed,
-                    code,
-                    workspace.skills_dir,
-                    task.success,
-                    task.hold_seconds,
+            runs = list(
+                pool.map(
+                    _run_seed,
+                    [
+                        (workspace.skills_dir, scene, seed, example.code, task)
+                        for seed in range(seeds)
+                    ],
                 )
-                seconds.append(time.perf_counter() - start)
-                calls.append(run.result.primitive_calls)
-                if not run.ok:
-                    failures.append(run.describe())
-                if run.result.abandoned:
-                    # Its worker may still be driving that simulator.
-                    table = Tabletop()
+            )
+            failures = tuple(failure for _, _, failure in runs if failure)
             rows.append(
                 TaskRuns(
                     task.id,
                     seeds,
                     seeds - len(failures),
-                    statistics.mean(calls),
-                    statistics.median(seconds),
-                    tuple(failures),
+                    statistics.mean(calls for _, calls, _ in runs),
+                    statistics.median(seconds for seconds, _, _ in runs),
+                    failures,
                 )
             )
+            say(f"{task.id}: {rows[-1].successes}/{seeds}")
             if gif_dir is not None:
-                gif = record_gif(table, scene, code, workspace, gif_dir / f"{task.id}.gif")
-                say(f"{task.id}: {rows[-1].successes}/{seeds}, one run recorded to {gif}")
-    finally:
-        table.close()
+                table = Tabletop()
+                try:
+                    gif = record_gif(
+                        table, scene, example.code, workspace, gif_dir / f"{task.id}.gif"
+                    )
+                finally:
+                    table.close()
+                say(f"{task.id}: one run recorded to {gif}")
     return rows
+
+
+# One simulator per worker process, made on its first seed and kept for the next ones.
+_worker_table: Tabletop | None = None
+
+
+def _run_seed(job: tuple[Path, SceneSpec, int, str, Task]) -> tuple[float, int, str]:
+    """Run a stored plan on one seed; return wall seconds, primitive calls and the failure."""
+    global _worker_table
+    skills_dir, scene, seed, code, task = job
+    if _worker_table is None:
+        _worker_table = Tabletop()
+    start = time.perf_counter()
+    run = run_on_seed(_worker_table, scene, seed, code, skills_dir, task.success, task.hold_seconds)
+    seconds = time.perf_counter() - start
+    if run.result.abandoned:
+        # Its sandbox thread may still be driving that simulator.
+        _worker_table = None
+    return seconds, run.result.primitive_calls, "" if run.ok else run.describe()
 
 
 def record_gif(

@@ -45,6 +45,9 @@ def register(subparsers: Any) -> None:
     run.add_argument("target", help="a curriculum YAML file, or an instruction in quotes")
     run.add_argument("--seeds", type=_positive, default=20, help="curriculum: seeds per task (20)")
     run.add_argument("--gif", help="curriculum: a folder for one GIF per task; else a GIF file")
+    run.add_argument(
+        "--workers", type=_positive, default=2, help="curriculum: worker processes (default 2)"
+    )
     run.add_argument("--scene", help="instruction: the scene YAML file")
     run.add_argument("--seed", type=int, default=0, help="instruction: layout seed (default 0)")
     run.add_argument("--hint", action="append", default=[], help="instruction: a hint")
@@ -260,7 +263,7 @@ def _run_curriculum(workspace: Any, path: Path, args: argparse.Namespace) -> int
 
     curriculum = load_curriculum(path)
     gif_dir = Path(args.gif) if args.gif else None
-    rows = run_curriculum(workspace, curriculum, args.seeds, gif_dir)
+    rows = run_curriculum(workspace, curriculum, args.seeds, gif_dir, workers=args.workers)
     print(f"\n{'task':<24} {'success':>9} {'mean primitives':>16} {'s per run':>10}")
     for row in rows:
         if not row.learnt:
