@@ -23,7 +23,7 @@ from lyra.workspace import Workspace
 REPO = Path(__file__).resolve().parents[1]
 RAVENS = REPO / "curricula" / "ravens"
 # In the order they were taught: structures builds on what basics taught.
-GROWTH = ("basics", "structures")
+GROWTH = ("basics", "structures", "house")
 
 
 @pytest.mark.skipif(
@@ -56,6 +56,11 @@ def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
         ("two-by-two-base", True),
         ("two-by-two-by-two-cube", True),
         ("three-by-two-pyramid", True),
+        ("line-up-blocks", True),
+        ("stage-house-parts", True),
+        ("house-walls", True),
+        ("house-roof", True),
+        ("house", True),
     ]
     assert sum(o.rounds > 1 for o in outcomes) >= 1  # at least one correction round
     assert sum(o.regression_checks for o in outcomes) >= 1  # the extension re-checked a tower
