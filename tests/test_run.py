@@ -119,6 +119,60 @@ PARAPHRASES = {
 }
 
 
+# The long-horizon tasks: the instruction itself and paraphrases a person would type.
+LONG_HORIZON = {
+    "ravens_structures_two_by_two_base": [
+        "Lay four blocks flat as a 2 x 2 square on the site, 5 mm apart.",
+        "Make a square base of four blocks with small gaps between them.",
+    ],
+    "ravens_structures_two_by_two_by_two_cube": [
+        "Build a cube of eight blocks, two layers of 2 x 2.",
+        "Stack a second 2 x 2 layer on a 2 x 2 layer to make a block cube.",
+    ],
+    "ravens_structures_three_by_two_pyramid": [
+        "Build a small pyramid: six blocks at the bottom, two on top bridging the gaps.",
+        "Make a 3 x 2 base and put two blocks over the gaps.",
+    ],
+    "ravens_house_line_up_blocks": [
+        "Put the yellow blocks in two neat rows along the left side of the table.",
+        "Arrange the blocks in rows of seven, 5 cm apart.",
+    ],
+    "ravens_house_stage_house_parts": [
+        "Move all the house parts to the edges of the table so the middle is free.",
+        "Clear the centre: blocks to the left edge, tiles to the right edge, roof parts to the front.",
+    ],
+    "ravens_house_house_walls": [
+        "Build two-layer walls of blocks around a square with a door at the front.",
+        "Make the walls of the house: a ring of blocks, two high, leaving a doorway.",
+    ],
+    "ravens_house_house_roof": [
+        "Put the roof base, the beam and the six tiles on top of the walls.",
+        "Roof the house: brown plate, ridge beam, red tiles on both sides.",
+    ],
+    "ravens_house_house": [
+        "Build a house.",
+        "Build a house with yellow walls, a door and a red tiled roof from the scattered parts.",
+    ],
+}
+
+
+def test_every_long_horizon_task_is_in_the_ten_retrieved(learnt: Workspace) -> None:
+    """What planning shows the LLM: for each task, its own example is among the 10 retrieved."""
+    from lyra.examples import iter_examples
+
+    memory = open_memory(learnt)
+    memory.rebuild(learnt, list(parse_library(learnt.skills_dir)))
+    instructions = {e.id: e.instruction for _, e in iter_examples(learnt.examples_dir)}
+    missing = {
+        (wanted, query): [hit.id for hit in memory.retrieve(query).examples]
+        for wanted, queries in LONG_HORIZON.items()
+        for query in [instructions[wanted], *queries]
+        if wanted not in [hit.id for hit in memory.retrieve(query).examples]
+    }
+    assert not missing, missing
+    assert len(memory.retrieve("Build a house.").examples) == 10
+
+
 def test_each_learnt_task_is_retrieved_first_for_its_paraphrases(learnt: Workspace) -> None:
     import yaml
 
