@@ -23,7 +23,7 @@ from lyra.workspace import Workspace
 REPO = Path(__file__).resolve().parents[1]
 RAVENS = REPO / "curricula" / "ravens"
 # In the order they were taught: structures builds on what basics taught.
-GROWTH = ("basics", "structures", "house")
+GROWTH = ("basics", "structures", "house", "jenga")
 
 
 @pytest.mark.skipif(
@@ -61,6 +61,8 @@ def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
         ("house-walls", True),
         ("house-roof", True),
         ("house", True),
+        ("jenga-layer", True),
+        ("jenga-tower", True),
     ]
     assert sum(o.rounds > 1 for o in outcomes) >= 1  # at least one correction round
     assert sum(o.regression_checks for o in outcomes) >= 1  # the extension re-checked a tower

@@ -149,6 +149,14 @@ LONG_HORIZON = {
         "Put the roof base, the beam and the six tiles on top of the walls.",
         "Roof the house: brown plate, ridge beam, red tiles on both sides.",
     ],
+    "ravens_jenga_jenga_layer": [
+        "Lay three planks side by side as one layer of a Jenga tower.",
+        "Put three wooden planks flat next to each other on the site, 5 mm apart.",
+    ],
+    "ravens_jenga_jenga_tower": [
+        "Build a Jenga tower.",
+        "Stack the planks into a tower of six layers, each layer crossing the one below.",
+    ],
     "ravens_house_house": [
         "Build a house.",
         "Build a house with yellow walls, a door and a red tiled roof from the scattered parts.",
