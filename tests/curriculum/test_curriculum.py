@@ -119,8 +119,8 @@ def test_missing_field_points_at_its_task(tmp_path: Path) -> None:
 def test_unknown_predicate(tmp_path: Path) -> None:
     path = write(tmp_path, VALID.replace("on_top: {upper", "over: {upper"))
     assert error_of(path) == (
-        f"{path}:13: tasks.0.success: unknown predicate 'over': use one of aligned, inside, "
-        "next_to, offset, on_table, on_top, rotated_by, stacked, within_distance"
+        f"{path}:13: tasks.0.success: unknown predicate 'over': use one of aligned, area_clear, "
+        "fills, inside, next_to, offset, on_table, on_top, rotated_by, stacked, within_distance"
     )
 
 
