@@ -23,7 +23,7 @@ from lyra.workspace import Workspace
 REPO = Path(__file__).resolve().parents[1]
 RAVENS = REPO / "curricula" / "ravens"
 # In the order they were taught: structures builds on what basics taught.
-GROWTH = ("basics", "structures", "house", "jenga")
+GROWTH = ("basics", "structures", "house", "jenga", "face")
 
 
 @pytest.mark.skipif(
@@ -63,6 +63,8 @@ def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
         ("house", True),
         ("jenga-layer", True),
         ("jenga-tower", True),
+        ("blocks-in-circle", True),
+        ("smiley-face", True),
     ]
     assert sum(o.rounds > 1 for o in outcomes) >= 1  # at least one correction round
     assert sum(o.regression_checks for o in outcomes) >= 1  # the extension re-checked a tower

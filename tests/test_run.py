@@ -157,6 +157,14 @@ LONG_HORIZON = {
         "Build a Jenga tower.",
         "Stack the planks into a tower of six layers, each layer crossing the one below.",
     ],
+    "ravens_face_blocks_in_circle": [
+        "Put the twelve yellow blocks evenly on a circle around the site.",
+        "Arrange blocks in a ring of radius 13 cm.",
+    ],
+    "ravens_face_smiley_face": [
+        "Make a smiley face out of blocks.",
+        "Build a face: a circle of yellow blocks, two blue eyes and a red plank as the mouth.",
+    ],
     "ravens_house_house": [
         "Build a house.",
         "Build a house with yellow walls, a door and a red tiled roof from the scattered parts.",
