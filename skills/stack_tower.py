@@ -34,7 +34,7 @@ def stack_tower(
         raise ValueError(f"stack_tower needs distinct objects, got {names}")
     for below, above in zip(names, names[1:]):
         if offset_x == 0.0 and offset_y == 0.0 and turn_deg == 0.0:
-            put_on(above, below)
+            put_first_on_second(above, below)
         else:
             _put_on_shifted(above, below, offset_x, offset_y, turn_deg)
 
