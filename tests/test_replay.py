@@ -23,7 +23,7 @@ from lyra.workspace import Workspace
 REPO = Path(__file__).resolve().parents[1]
 RAVENS = REPO / "curricula" / "ravens"
 # In the order they were taught: structures builds on what basics taught.
-GROWTH = ("basics", "structures", "house", "jenga", "face")
+GROWTH = ("basics", "structures", "house", "jenga", "face", "variations")
 
 
 @pytest.mark.skipif(
@@ -65,6 +65,14 @@ def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
         ("jenga-tower", True),
         ("blocks-in-circle", True),
         ("smiley-face", True),
+        ("large-red-next-to-blue", True),
+        ("four-block-tower", True),
+        ("corner-to-corner-tower", True),
+        ("four-block-tower-turned", True),
+        ("big-to-small-tower", True),
+        ("small-to-big-tower", True),
+        ("sorted-towers", True),
+        ("red-into-zone", True),
     ]
     assert sum(o.rounds > 1 for o in outcomes) >= 1  # at least one correction round
     assert sum(o.regression_checks for o in outcomes) >= 1  # the extension re-checked a tower
