@@ -165,6 +165,39 @@ LONG_HORIZON = {
         "Make a smiley face out of blocks.",
         "Build a face: a circle of yellow blocks, two blue eyes and a red plank as the mouth.",
     ],
+    "ravens_variations_large_red_next_to_blue": [
+        "Put the big red cube beside the big blue cube with a 5 mm gap.",
+    ],
+    "ravens_variations_four_block_tower": [
+        "Stack four medium green blocks into a tower.",
+    ],
+    "ravens_variations_corner_to_corner_tower": [
+        "Stack four blocks, each turned 45 degrees from the one below.",
+    ],
+    "ravens_variations_four_block_tower_turned": [
+        "Stack four blocks that lie at random angles, aligning each with the one below.",
+    ],
+    "ravens_variations_big_to_small_tower": [
+        "Stack the blocks from largest at the bottom to smallest on top.",
+    ],
+    "ravens_variations_small_to_big_tower": [
+        "Build a tower with the smallest block at the bottom and the largest on top.",
+    ],
+    "ravens_variations_sorted_towers": [
+        "Make a red tower and a blue tower, each sorted by size, on their zones.",
+    ],
+    "ravens_variations_red_into_zone": [
+        "Move the red block into the green area.",
+    ],
+    "ravens_large_structures_four_by_four_base": [
+        "Lay sixteen blocks as a 4 x 4 square on the site.",
+    ],
+    "ravens_large_structures_one_by_three_by_three_wall": [
+        "Build a wall three blocks wide and three blocks high.",
+    ],
+    "ravens_large_structures_four_by_three_by_three_pyramid": [
+        "Build a big stepped pyramid of twenty blocks in three levels.",
+    ],
     "ravens_house_house": [
         "Build a house.",
         "Build a house with yellow walls, a door and a red tiled roof from the scattered parts.",
