@@ -23,7 +23,7 @@ from lyra.workspace import Workspace
 REPO = Path(__file__).resolve().parents[1]
 RAVENS = REPO / "curricula" / "ravens"
 # In the order they were taught: structures builds on what basics taught.
-GROWTH = ("basics", "structures", "house", "jenga", "face", "variations")
+GROWTH = ("basics", "structures", "house", "jenga", "face", "variations", "large_structures")
 
 
 @pytest.mark.skipif(
@@ -73,6 +73,9 @@ def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
         ("small-to-big-tower", True),
         ("sorted-towers", True),
         ("red-into-zone", True),
+        ("four-by-four-base", True),
+        ("one-by-three-by-three-wall", True),
+        ("four-by-three-by-three-pyramid", True),
     ]
     assert sum(o.rounds > 1 for o in outcomes) >= 1  # at least one correction round
     assert sum(o.regression_checks for o in outcomes) >= 1  # the extension re-checked a tower
