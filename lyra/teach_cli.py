@@ -233,9 +233,10 @@ def _check(args: argparse.Namespace) -> int:
                 f"[{bar:<20}] {done}/{len(paths)} {task}: {'pass' if not why else 'FAIL'}",
                 flush=True,
             )
-    print(f"\n{'task':<40} {'result':<6} {'seconds':>8}")
+    width = max(40, *(len(task) for task, _, _ in rows))
+    print(f"\n{'task':<{width}} {'result':<6} {'seconds':>8}")
     for task, why, seconds in sorted(rows):
-        print(f"{task:<40} {'pass' if not why else 'FAIL':<6} {seconds:>8.1f}")
+        print(f"{task:<{width}} {'pass' if not why else 'FAIL':<6} {seconds:>8.1f}")
         if why:
             print(f"  {why}")
     failed = sum(1 for _, why, _ in rows if why)
@@ -264,13 +265,14 @@ def _run_curriculum(workspace: Any, path: Path, args: argparse.Namespace) -> int
     curriculum = load_curriculum(path)
     gif_dir = Path(args.gif) if args.gif else None
     rows = run_curriculum(workspace, curriculum, args.seeds, gif_dir, workers=args.workers)
-    print(f"\n{'task':<24} {'success':>9} {'mean primitives':>16} {'s per run':>10}")
+    width = max(24, *(len(row.task) for row in rows))
+    print(f"\n{'task':<{width}} {'success':>9} {'mean primitives':>16} {'s per run':>10}")
     for row in rows:
         if not row.learnt:
-            print(f"{row.task:<24} {'not learnt yet':>9}")
+            print(f"{row.task:<{width}} {'not learnt yet':>9}")
             continue
         print(
-            f"{row.task:<24} {row.successes:>4}/{row.runs:<4} {row.mean_primitives:>16.1f} "
+            f"{row.task:<{width}} {row.successes:>4}/{row.runs:<4} {row.mean_primitives:>16.1f} "
             f"{row.median_seconds:>10.2f}"
         )
         for failure in row.failures[:3]:
