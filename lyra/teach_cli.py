@@ -48,6 +48,12 @@ def register(subparsers: Any) -> None:
     run.add_argument(
         "--workers", type=_positive, default=2, help="curriculum: worker processes (default 2)"
     )
+    run.add_argument(
+        "--backend",
+        choices=("ravens", "kitchen", "metaworld", "fr3"),
+        default="ravens",
+        help="instruction: where the plan runs (default ravens)",
+    )
     run.add_argument("--scene", help="instruction: the scene YAML file")
     run.add_argument("--seed", type=int, default=0, help="instruction: layout seed (default 0)")
     run.add_argument("--hint", action="append", default=[], help="instruction: a hint")
@@ -292,6 +298,11 @@ def _run_instruction(workspace: Any, args: argparse.Namespace) -> int:
     from lyra.predicates import from_spec
     from lyra.run import plan, record_gif
 
+    if args.backend != "ravens":
+        raise LyraError(
+            f"planning on the {args.backend} backend is not built yet; "
+            "use --backend ravens (the pybullet tabletop)"
+        )
     if not args.scene:
         raise LyraError("planning an instruction needs its scene: add --scene SCENE.yaml")
     scene = load_scene(args.scene)

@@ -342,3 +342,16 @@ def test_run_pauses_to_teach_a_missing_skill_and_resumes(
     # The resumed plan was prompted with the new skill's header.
     resumed = chat_server.requests[-1].body["messages"][-1]["content"]
     assert "def place_in_row(names: list[str], gap: float) -> None:" in resumed
+
+
+def test_run_names_what_is_missing(learnt: Workspace, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
+    assert main(["run", "Stack the blocks.", "--backend", "kitchen"]) == 1
+    assert capsys.readouterr().err == (
+        "lyra: planning on the kitchen backend is not built yet; "
+        "use --backend ravens (the pybullet tabletop)\n"
+    )
+    assert main(["run", "Stack the blocks."]) == 1
+    assert capsys.readouterr().err == (
+        "lyra: planning an instruction needs its scene: add --scene SCENE.yaml\n"
+    )
