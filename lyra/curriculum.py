@@ -10,7 +10,7 @@ session resumes at the first task not yet accepted. The schema is documented in
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -19,10 +19,10 @@ from pydantic_core import PydanticCustomError
 from envs.ravens.scene import SceneSpec
 from lyra.errors import LyraError
 from lyra.files import write_atomic
+from lyra.names import SKILL_NAME, Backend
 from lyra.predicates import Predicate, PredicateError, from_spec
 from lyra.workspace import Workspace
 
-Backend = Literal["ravens", "kitchen", "metaworld", "fr3"]
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$")]
 Loc = tuple[str | int, ...]
 
@@ -57,7 +57,7 @@ class SkillTarget(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: Annotated[str, Field(pattern=r"^[a-z_][a-z0-9_]*$")]
+    name: Annotated[str, Field(pattern=f"^{SKILL_NAME.pattern}$")]
     new: bool = Field(default=False, description="the task creates the skill")
     extend: bool = Field(default=False, description="the task extends it to new cases")
 

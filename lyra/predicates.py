@@ -277,6 +277,10 @@ def fills(
         raise PredicateError(
             f"fills needs as many names as points, got {len(names)} and {len(points)}"
         )
+    if len(set(names)) != len(names):
+        raise PredicateError(f"fills names an object twice: {', '.join(names)}")
+    if any(len(point) != 3 for point in points):
+        raise PredicateError("fills needs each point as [x, y, z], the centre of a part")
     free = {name: _get(state, name).pose.position for name in names}
     for x, y, z in points:
         spot = Point(x, y, z)
@@ -301,6 +305,9 @@ def fills(
 
 def area_clear(state: State, x: Sequence[float], y: Sequence[float]) -> Verdict:
     """No object's footprint reaches into the table rectangle ``x`` by ``y`` (zones aside)."""
+    for axis, span in (("x", x), ("y", y)):
+        if len(span) != 2 or span[0] >= span[1]:
+            raise PredicateError(f"area_clear needs {axis} as [low, high], got {span!r}")
     for name, obj in sorted(state.items()):
         if obj.kind == "zone":
             continue

@@ -13,12 +13,14 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from multiprocessing import get_context
 from pathlib import Path
+from typing import Any
 
 from envs.ravens.render import record_run
 from envs.ravens.scene import SceneSpec, load_scene
 from envs.ravens.tabletop import Tabletop
-from lyra.curriculum import Curriculum, Task
+from lyra.curriculum import Curriculum
 from lyra.examples import iter_examples
 from lyra.llm import Message, Provider
 from lyra.memory.store import Memory
@@ -62,7 +64,8 @@ def run_curriculum(
     # The example files are the record of what was learnt (progress is local state).
     learnt = {e.task: e for _, e in iter_examples(workspace.examples_dir)}
     rows = []
-    with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
+    # Fresh interpreters, not forks: a fork would copy this process's threads and open files.
+    with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=get_context("spawn")) as pool:
         for task in curriculum.tasks:
             example = learnt.get(f"{curriculum.name}/{task.id}")
             if example is None:
@@ -70,23 +73,19 @@ def run_curriculum(
                 continue
             # A scene given in words was written out when the task was learnt.
             scene = task.scene or load_scene(example.scene or {})
-            runs = list(
-                pool.map(
-                    _run_seed,
-                    [
-                        (workspace.skills_dir, scene, seed, example.code, task)
-                        for seed in range(seeds)
-                    ],
-                )
-            )
-            failures = tuple(failure for _, _, failure in runs if failure)
+            jobs = [
+                (workspace.skills_dir, scene, seed, example.code, task.success, task.hold_seconds)
+                for seed in range(seeds)
+            ]
+            runs = list(pool.map(_run_seed, jobs))
+            failures = tuple(failure for ok, _, _, failure in runs if not ok)
             rows.append(
                 TaskRuns(
                     task.id,
                     seeds,
                     seeds - len(failures),
-                    statistics.mean(calls for _, calls, _ in runs),
-                    statistics.median(seconds for seconds, _, _ in runs),
+                    statistics.mean(calls for _, _, calls, _ in runs),
+                    statistics.median(seconds for _, seconds, _, _ in runs),
                     failures,
                 )
             )
@@ -107,19 +106,21 @@ def run_curriculum(
 _worker_table: Tabletop | None = None
 
 
-def _run_seed(job: tuple[Path, SceneSpec, int, str, Task]) -> tuple[float, int, str]:
-    """Run a stored plan on one seed; return wall seconds, primitive calls and the failure."""
+def _run_seed(
+    job: tuple[Path, SceneSpec, int, str, list[dict[str, Any]], float],
+) -> tuple[bool, float, int, str]:
+    """Run a stored plan on one seed: success, wall seconds, primitive calls, what went wrong."""
     global _worker_table
-    skills_dir, scene, seed, code, task = job
+    skills_dir, scene, seed, code, success, hold_seconds = job
     if _worker_table is None:
         _worker_table = Tabletop()
     start = time.perf_counter()
-    run = run_on_seed(_worker_table, scene, seed, code, skills_dir, task.success, task.hold_seconds)
+    run = run_on_seed(_worker_table, scene, seed, code, skills_dir, success, hold_seconds)
     seconds = time.perf_counter() - start
     if run.result.abandoned:
         # Its sandbox thread may still be driving that simulator.
         _worker_table = None
-    return seconds, run.result.primitive_calls, "" if run.ok else run.describe()
+    return run.ok, seconds, run.result.primitive_calls, "" if run.ok else run.describe()
 
 
 def record_gif(

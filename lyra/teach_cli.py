@@ -10,7 +10,9 @@ import hashlib
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
+
+from lyra.names import SKILL_NAME, Backend
 
 TEACHERS = ("scripted", "human", "llm")
 
@@ -50,7 +52,7 @@ def register(subparsers: Any) -> None:
     )
     run.add_argument(
         "--backend",
-        choices=("ravens", "kitchen", "metaworld", "fr3"),
+        choices=get_args(Backend),
         default="ravens",
         help="instruction: where the plan runs (default ravens)",
     )
@@ -75,7 +77,7 @@ def register(subparsers: Any) -> None:
         nargs="?",
         help="only this curriculum's tasks, or those of every one in a folder",
     )
-    check.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    check.add_argument("--workers", type=_positive, default=2, help="worker processes (default 2)")
     check.set_defaults(func=_check)
 
 
@@ -107,7 +109,8 @@ def _learner(args: argparse.Namespace, provider: Any = None) -> Any:
     from lyra.workspace import find_workspace
 
     workspace = find_workspace()
-    provider = provider or open_session(workspace, args.llm)
+    if provider is None:
+        provider = open_session(workspace, args.llm)
     teacher: Any
     if args.teacher == "scripted":
         teacher = ScriptedTeacher()
@@ -218,6 +221,10 @@ def _check(args: argparse.Namespace) -> int:
 
         where = Path(args.curriculum)
         found = load_curricula(where) if where.is_dir() else [load_curriculum(where)]
+        if not found:
+            from lyra.errors import LyraError
+
+            raise LyraError(f"no curriculum (*.yaml) under {where}")
         wanted = {curriculum.name for curriculum in found}
     paths = [
         str(path)
@@ -229,7 +236,12 @@ def _check(args: argparse.Namespace) -> int:
         return 0
     start = time.perf_counter()
     rows = []
-    with ProcessPoolExecutor(max_workers=max(1, args.workers)) as pool:
+    from multiprocessing import get_context
+
+    # Fresh interpreters, not forks: a fork would copy this process's threads and open files.
+    with ProcessPoolExecutor(
+        max_workers=max(1, args.workers), mp_context=get_context("spawn")
+    ) as pool:
         futures = [pool.submit(_check_one, str(workspace.root), p) for p in paths]
         for done, future in enumerate(as_completed(futures), 1):
             task, why, seconds = future.result()
@@ -317,8 +329,14 @@ def _run_instruction(workspace: Any, args: argparse.Namespace) -> int:
             return plan(workspace, provider, memory, table, args.target, scene, args.seed, hints)
 
         outcome = planned()
+        taught: set[str] = set()
         while outcome.missing_skill:
             print(f"The plan needs a skill the library lacks: {outcome.missing_skill}")
+            name = outcome.missing_skill.partition(":")[0].strip()
+            if name in taught:
+                print(f"It asks for '{name}' again after it was taught; the plan stops here.")
+                return 1
+            taught.add(name)
             if not args.teach:
                 print(
                     'Teach it first (lyra teach "..." --skill NAME --scene ... --success ...) '
@@ -363,11 +381,17 @@ def _teach_missing(
     from lyra.curriculum import Progress
 
     proposed, _, what = (part.strip() for part in missing.partition(":"))
-    answer = input(f"Teach it now? The skill's name [{proposed}] ('no' to stop): ").strip()
-    if answer.lower() == "no":
-        return False
-    skill = answer or proposed
-    instruction = input(f"The task that shows it, in this scene [{what}]: ").strip() or what
+    while True:
+        answer = input(f"Teach it now? The skill's name [{proposed}] ('no' to stop): ").strip()
+        if answer.lower() == "no":
+            return False
+        skill = answer or proposed
+        if SKILL_NAME.fullmatch(skill):
+            break
+        print(f"'{skill}' is not a skill name: use lower case letters, digits and _")
+    instruction = ""
+    while not instruction:
+        instruction = input(f"The task that shows it, in this scene [{what}]: ").strip() or what
     while True:
         text = input("Its success predicate as YAML, e.g. [{on_top: {upper: a, lower: b}}]: ")
         try:

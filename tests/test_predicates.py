@@ -155,6 +155,10 @@ def test_fills_matches_spots_in_any_order() -> None:
     )
     with pytest.raises(PredicateError, match="as many names as points, got 1 and 2"):
         fills(plank, ["p"], [[0.5, 0.0, 0.015], [0.6, 0.0, 0.015]])
+    with pytest.raises(PredicateError, match="fills names an object twice: p, p"):
+        fills(plank, ["p", "p"], [[0.5, 0.0, 0.015], [0.6, 0.0, 0.015]])
+    with pytest.raises(PredicateError, match=r"each point as \[x, y, z\]"):
+        fills(plank, ["p"], [[0.5, 0.0]])
 
 
 def test_area_clear_uses_turned_footprints() -> None:
@@ -171,6 +175,10 @@ def test_area_clear_uses_turned_footprints() -> None:
         == "'plank' at (0.500, 0.260) reaches into the area x [0.45, 0.70], y [-0.20, 0.20] "
         "that should be clear"
     )
+    with pytest.raises(
+        PredicateError, match=r"area_clear needs x as \[low, high\], got \[0.7, 0.45\]"
+    ):
+        area_clear(s, x=[0.7, 0.45], y=[-0.2, 0.2])
 
 
 @pytest.mark.parametrize(

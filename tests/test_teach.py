@@ -348,6 +348,10 @@ def test_lyra_check_reruns_the_accepted_tasks(workspace: Workspace, monkeypatch,
     (folder / "more" / "loop.yaml").write_text(CURRICULUM.replace("name: test-loop", "name: other"))
     assert main(["check", str(folder), "--workers", "1"]) == 0
     assert capsys.readouterr().out == "no accepted tasks to check\n"
+    empty = workspace.root / "empty"
+    empty.mkdir()
+    assert main(["check", str(empty)]) == 1
+    assert capsys.readouterr().err == f"lyra: no curriculum (*.yaml) under {empty}\n"
 
 
 def test_human_teacher_reads_numbered_choices() -> None:

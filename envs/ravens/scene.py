@@ -117,6 +117,8 @@ class ObjectGroup(BaseModel):
     def _one_pose_each(self) -> ObjectGroup:
         if self.poses is not None and len(self.poses) != self.count:
             raise ValueError(f"poses lists {len(self.poses)} poses for count {self.count}")
+        if self.jitter is not None and self.poses is None:
+            raise ValueError("jitter moves fixed poses: give the group `poses` too")
         return self
 
     @property

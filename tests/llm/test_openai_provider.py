@@ -16,7 +16,7 @@ from lyra.llm.errors import (
     UnknownModelError,
 )
 from lyra.llm.openai_provider import OpenAIProvider, is_loopback, retry_after
-from tests.conftest import ChatServer, answer, failure
+from tests.chat_server import ChatServer, answer, failure
 
 from .conftest import MESSAGES
 

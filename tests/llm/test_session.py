@@ -26,7 +26,7 @@ from lyra.llm.errors import (
 )
 from lyra.llm.openai_provider import OpenAIProvider
 from lyra.llm.session import format_usage
-from tests.conftest import ChatServer, answer
+from tests.chat_server import ChatServer, answer
 
 from .conftest import MESSAGES
 

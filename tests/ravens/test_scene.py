@@ -82,6 +82,14 @@ def test_negative_size_names_the_field() -> None:
     )
 
 
+def test_jitter_needs_fixed_poses() -> None:
+    with pytest.raises(SceneError) as caught:
+        load_scene({"objects": [{"type": "plank", "count": 2, "jitter": [0.004, 5]}]})
+    assert str(caught.value) == (
+        "scene: objects.0: Value error, jitter moves fixed poses: give the group `poses` too"
+    )
+
+
 def test_too_many_objects_names_the_group() -> None:
     scene = load_scene(
         {"objects": [{"type": "plate"}, {"type": "block", "count": 60, "size": [0.06, 0.06, 0.06]}]}
