@@ -11,9 +11,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +31,7 @@ from lyra.teach import (
     scene_text,
     skills_section,
 )
+from lyra.workers import worker_pool
 from lyra.workspace import Workspace
 
 
@@ -64,8 +63,7 @@ def run_curriculum(
     # The example files are the record of what was learnt (progress is local state).
     learnt = {e.task: e for _, e in iter_examples(workspace.examples_dir)}
     rows = []
-    # Fresh interpreters, not forks: a fork would copy this process's threads and open files.
-    with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=get_context("spawn")) as pool:
+    with worker_pool(workers) as pool:
         for task in curriculum.tasks:
             example = learnt.get(f"{curriculum.name}/{task.id}")
             if example is None:

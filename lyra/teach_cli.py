@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from pathlib import Path
 from typing import Any, get_args
 
@@ -156,7 +156,6 @@ def _teach(args: argparse.Namespace) -> int:
     import yaml
 
     from envs.ravens.scene import load_scene
-    from lyra.curriculum import Progress
 
     task = _one_off_task(
         args.instruction,
@@ -165,12 +164,20 @@ def _teach(args: argparse.Namespace) -> int:
         args.seed or [0],
         yaml.safe_load(args.success),
     )
-    learner, provider = _learner(args)
+    outcome, provider = _teach_one(args, task)
+    return _report([outcome], provider)
+
+
+def _teach_one(args: argparse.Namespace, task: Any, provider: Any = None) -> tuple[Any, Any]:
+    """Teach one task outside any curriculum (stored as "taught"); the outcome and the session."""
+    from lyra.curriculum import Progress
+
+    learner, provider = _learner(args, provider)
     try:
         outcome = learner.teach(task, "taught", Progress.load(learner.ws, "taught"))
     finally:
         learner.close()
-    return _report([outcome], provider)
+    return outcome, provider
 
 
 def _one_off_task(instruction: str, skill: str, scene: Any, seeds: list[int], success: Any) -> Any:
@@ -236,12 +243,9 @@ def _check(args: argparse.Namespace) -> int:
         return 0
     start = time.perf_counter()
     rows = []
-    from multiprocessing import get_context
+    from lyra.workers import worker_pool
 
-    # Fresh interpreters, not forks: a fork would copy this process's threads and open files.
-    with ProcessPoolExecutor(
-        max_workers=max(1, args.workers), mp_context=get_context("spawn")
-    ) as pool:
+    with worker_pool(args.workers) as pool:
         futures = [pool.submit(_check_one, str(workspace.root), p) for p in paths]
         for done, future in enumerate(as_completed(futures), 1):
             task, why, seconds = future.result()
@@ -343,7 +347,7 @@ def _run_instruction(workspace: Any, args: argparse.Namespace) -> int:
                     "and run this instruction again, or add --teach to teach it here and resume."
                 )
                 return 1
-            if not _teach_missing(workspace, provider, scene, args, outcome.missing_skill):
+            if not _teach_missing(provider, scene, args, outcome.missing_skill):
                 print("The skill was not taught; the plan stays paused.")
                 return 1
             print("Resuming the plan with the new skill.")
@@ -366,9 +370,7 @@ def _run_instruction(workspace: Any, args: argparse.Namespace) -> int:
         table.close()
 
 
-def _teach_missing(
-    workspace: Any, provider: Any, scene: Any, args: argparse.Namespace, missing: str
-) -> bool:
+def _teach_missing(provider: Any, scene: Any, args: argparse.Namespace, missing: str) -> bool:
     """Pause planning: ask the person for a task that teaches the missing skill, and teach it.
 
     The task runs in the plan's scene and seed; the person names the skill (the LLM's name is
@@ -377,8 +379,6 @@ def _teach_missing(
     """
     import yaml
     from pydantic import ValidationError
-
-    from lyra.curriculum import Progress
 
     proposed, _, what = (part.strip() for part in missing.partition(":"))
     while True:
@@ -399,9 +399,5 @@ def _teach_missing(
             break
         except (ValidationError, yaml.YAMLError) as error:
             print(f"That cannot be used: {error}")
-    learner, _ = _learner(args, provider)
-    try:
-        outcome = learner.teach(task, "taught", Progress.load(workspace, "taught"))
-    finally:
-        learner.close()
+    outcome, _ = _teach_one(args, task, provider)
     return bool(outcome.accepted)
