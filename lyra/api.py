@@ -1,9 +1,11 @@
 """The primitives skills are written in: ``from lyra.api import pick, place, ...``.
 
 Every function forwards to the embodiment made active by ``with lyra.use(env):``, so the same skill
-runs on every backend. Positions are metres in the backend's workspace frame (documented per
-backend in ``docs/backends.md``); angles given to these functions are degrees; quaternions are
-(x, y, z, w).
+runs on every backend; a backend that lacks one raises
+:class:`~lyra.errors.UnsupportedPrimitiveError` naming those that have it. Positions are metres
+in the backend's workspace frame (documented per backend in ``docs/backends.md``); angles given
+to these functions are degrees; quaternions are (x, y, z, w). Generated code runs in another
+process and reaches these functions through a pipe, so every argument and result is a value.
 """
 
 from __future__ import annotations
@@ -39,8 +41,7 @@ def object_names(kind: str | None = None, color: str | None = None) -> list[str]
     """List the objects in the scene, sorted by name.
 
     Args:
-        kind: keep only objects of this type ("block", "plate", "tile", "beam", "plank", "bowl",
-            "zone"); None keeps all.
+        kind: keep only objects of this kind, as the scene listing names kinds; None keeps all.
         color: keep only objects of this colour name ("red", "blue", ...); None keeps all.
     """
     return active("object_names").object_names(kind, color)
@@ -79,7 +80,7 @@ def ee_pose() -> Pose:
 
 
 def move_ee(target: Pose | Point, yaw_deg: float | None = None) -> None:
-    """Move the end effector in a straight line to a target, gripper pointing down.
+    """Move the end effector in a straight line to a target.
 
     Args:
         target: where the tool point goes; a Point keeps the current yaw unless yaw_deg is given.
@@ -185,3 +186,9 @@ def workspace() -> WorkspaceBox:
 def world_state() -> dict[str, ObjectState]:
     """Return every object's name, kind, colour, pose and size."""
     return active("world_state").world_state()
+
+
+# The primitives, in the order the prompts list them; the value types above are not primitives.
+PRIMITIVES = tuple(name for name in __all__ if name[0].islower())
+# The primitives that move the robot (a recording takes a frame after each).
+ACTIONS = frozenset({"move_ee", "pick", "place", "put_first_on_second"})

@@ -1,27 +1,33 @@
 """Curricula: a person's ordered tasks that grow the skill tree, read from ``curricula/**.yaml``.
 
-Each task names its instruction, its scene, the skill it teaches, the seeds it runs on and the
-predicate that says it succeeded. Errors name the file, the line and the field, because a person
-edits these files by hand. Progress through a curriculum lives in the workspace, so a restarted
-session resumes at the first task not yet accepted. The schema is documented in
+Each task names its backend, its instruction, its scene, the skill it teaches (or none: a plan
+composed of the skills already learnt), the seeds it runs on and the predicate that says it
+succeeded. A task's scene and predicate are checked against its backend's scene type and
+predicates, found in the backend registry. Errors name the file, the line and the field, because
+a person edits these files by hand. Progress through a curriculum lives in the workspace, so a
+restarted session resumes at the first task not yet accepted. The schema is documented in
 ``docs/curricula.md``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
-from envs.ravens.scene import SceneSpec
+from lyra.backend import BackendSpec, backend_spec, registered
 from lyra.errors import LyraError
 from lyra.files import write_atomic
-from lyra.names import SKILL_NAME, Backend
-from lyra.predicates import Predicate, PredicateError, from_spec
+from lyra.names import SKILL_NAME
+from lyra.predicates import Check, PredicateError, Verdict, from_spec
 from lyra.workspace import Workspace
+
+if TYPE_CHECKING:
+    from lyra.prompts import PromptPack
 
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$")]
 Loc = tuple[str | int, ...]
@@ -68,20 +74,43 @@ class SkillTarget(BaseModel):
         return self
 
 
+def _registered_backend(name: str) -> str:
+    known = registered()
+    if name not in known:
+        raise _problem(f"no backend named '{name}'; registered backends: {', '.join(known)}")
+    return name
+
+
+BackendName = Annotated[str, AfterValidator(_registered_backend)]
+
+
 class Task(BaseModel):
-    """One curriculum task: what the person asks, in which scene, and how success is judged."""
+    """One task: what the person asks, on which backend, in which scene, how success is judged.
+
+    A task with a ``skill`` teaches that skill; one without is a plan composed of the skills
+    already learnt (what LYRA calls an unseen long-horizon task).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     id: Slug
+    backend: BackendName = Field(description="where the task runs (default: the curriculum's)")
     instruction: str
-    scene: SceneSpec | None = Field(default=None, description="inline Ravens scene spec")
+    scene: Any = Field(
+        default=None, description="the scene spec inline, in the backend's scene format"
+    )
     setup: str | None = Field(
         default=None, description="the scene in words, for the task-setup prompt"
     )
-    skill: SkillTarget
+    skill: SkillTarget | None = Field(
+        default=None, description="the skill it teaches; none: a plan of learnt skills"
+    )
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
-    success: list[dict[str, Any]] = Field(min_length=1)
+    success: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="the predicate that says it worked; a plan without one is judged by its "
+        "teacher alone",
+    )
     hold_seconds: Annotated[float, Field(ge=0)] = Field(
         default=0.0, description="how long the predicate must still hold after the plan ends"
     )
@@ -96,24 +125,67 @@ class Task(BaseModel):
     )
     hints: list[str] = Field(default_factory=list, description="skills or ideas to retrieve")
 
-    @field_validator("success")
-    @classmethod
-    def _predicate_builds(cls, success: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        try:
-            from_spec(success)
-        except PredicateError as error:
-            raise _problem(str(error)) from None
-        return success
-
     @model_validator(mode="after")
     def _scene_or_setup(self) -> Task:
         if (self.scene is None) == (self.setup is None):
             raise _problem("give the scene either inline (`scene`) or in words (`setup`), not both")
         return self
 
-    def predicate(self) -> Predicate:
-        """The success predicate, true when every listed predicate holds."""
-        return from_spec(self.success)
+    def spec(self) -> BackendSpec:
+        """The registered spec of the task's backend."""
+        return backend_spec(self.backend)
+
+    def prompt_pack(self) -> PromptPack:
+        """What the prompts say about the task's backend."""
+        return self.spec().prompt_pack()
+
+    def predicate_functions(self) -> Mapping[str, Callable[..., Verdict]]:
+        """The predicates a success spec of this task may name, beside the core ones."""
+        return self.spec().predicate_functions()
+
+    def predicate(self) -> Check:
+        """The success check, true when every listed predicate holds (one per run)."""
+        return from_spec(self.success, self.predicate_functions())
+
+
+def _task_problems(task: Task) -> list[tuple[Loc, str]]:
+    """Check a task's scene and predicate against its backend; type the scene as its spec.
+
+    Returns:
+        (location within the task, message) for each problem.
+    """
+    spec = backend_spec(task.backend)
+    problems: list[tuple[Loc, str]] = []
+    if task.skill is not None and not task.success:
+        problems.append(
+            (
+                ("success",),
+                "a task that teaches a skill needs a success predicate: the "
+                "regression check re-runs it after every later edit",
+            )
+        )
+    if task.scene is not None:
+        try:
+            task.scene = spec.load_scene(task.scene)
+        except ValidationError as error:
+            problems += [(("scene", *item["loc"]), item["msg"]) for item in error.errors()]
+    try:
+        from_spec(task.success, spec.predicate_functions())
+    except PredicateError as error:
+        problems.append((("success",), str(error)))
+    return problems
+
+
+def resolve_task(task: Task) -> Task:
+    """Check a task made outside a curriculum file, as the loader checks one it reads.
+
+    Raises:
+        CurriculumError: one line per problem, naming the field.
+    """
+    problems = _task_problems(task)
+    if problems:
+        raise CurriculumError([f"{'.'.join(map(str, loc))}: {msg}" for loc, msg in problems])
+    return task
 
 
 class Curriculum(BaseModel):
@@ -122,9 +194,21 @@ class Curriculum(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Slug
-    backend: Backend
+    backend: BackendName
     description: str
     tasks: list[Task] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tasks_inherit_the_backend(cls, data: Any) -> Any:
+        # A task names its own backend only when it differs from the curriculum's.
+        if isinstance(data, dict) and isinstance(data.get("tasks"), list):
+            tasks = [
+                {"backend": data.get("backend"), **task} if isinstance(task, dict) else task
+                for task in data["tasks"]
+            ]
+            data = {**data, "tasks": tasks}
+        return data
 
     @model_validator(mode="after")
     def _unique_ids(self) -> Curriculum:
@@ -168,14 +252,28 @@ def load_curriculum(path: Path) -> Curriculum:
             [f"{path}:1: a curriculum is a mapping with name, backend, description and tasks"]
         )
     try:
-        return Curriculum.model_validate(data)
+        curriculum = Curriculum.model_validate(data)
     except ValidationError as error:
         problems = []
         for item in error.errors():
             loc: Loc = item.get("ctx", {}).get("loc", item["loc"])
-            field = ".".join(str(part) for part in loc) or "(top level)"
-            problems.append(f"{path}:{_line_of(loc, lines)}: {field}: {item['msg']}")
+            if loc[-1:] == ("backend",) and len(loc) > 1 and loc not in lines:
+                continue  # inherited from the curriculum, whose own line reports it
+            problems.append(_located(path, loc, lines, item["msg"]))
         raise CurriculumError(problems) from None
+    problems = [
+        _located(path, ("tasks", index, *loc), lines, message)
+        for index, task in enumerate(curriculum.tasks)
+        for loc, message in _task_problems(task)
+    ]
+    if problems:
+        raise CurriculumError(problems)
+    return curriculum
+
+
+def _located(path: Path, loc: Loc, lines: dict[Loc, int], message: str) -> str:
+    field = ".".join(str(part) for part in loc) or "(top level)"
+    return f"{path}:{_line_of(loc, lines)}: {field}: {message}"
 
 
 def load_curricula(folder: Path) -> list[Curriculum]:

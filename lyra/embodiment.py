@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from lyra.errors import NoEmbodimentError
+from lyra.errors import NoEmbodimentError, UnsupportedPrimitiveError
 from lyra.geometry import Point, Pose, Size
 
 
@@ -25,6 +25,33 @@ class ObjectState:
     color: str
     pose: Pose
     size: Size
+
+
+@dataclass(frozen=True, eq=False)
+class WorldState(Mapping[str, ObjectState]):
+    """What a backend reports of its world: every object by name, joints and its own signals.
+
+    It reads as the mapping of objects, so predicates over objects take it as it is.
+
+    Attributes:
+        objects: every object's state, by name.
+        joints: articulated objects' joint values (radians or metres), by joint name.
+        signals: the environment's own judgements, such as ``success`` (1.0 or 0.0) now and
+            ``success_any`` (it held at some step of the episode).
+    """
+
+    objects: Mapping[str, ObjectState]
+    joints: Mapping[str, float] = field(default_factory=dict)
+    signals: Mapping[str, float] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> ObjectState:
+        return self.objects[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.objects)
+
+    def __len__(self) -> int:
+        return len(self.objects)
 
 
 @dataclass(frozen=True)
@@ -93,6 +120,9 @@ class Embodiment(Protocol):
 class _Active:
     embodiment: Embodiment
     on_call: Callable[[str], None] | None
+    # The backend's name and primitives, when the target was a backend; None: no check.
+    backend: str = ""
+    capabilities: Collection[str] | None = None
 
 
 _ACTIVE: contextvars.ContextVar[_Active | None] = contextvars.ContextVar(
@@ -119,14 +149,18 @@ def use(target: object, on_call: Callable[[str], None] | None = None) -> Iterato
     """Make an embodiment active for the primitives of :mod:`lyra.api` inside the block.
 
     Args:
-        target: an embodiment, or a Gymnasium env whose unwrapped env has an ``embodiment``.
-        on_call: called with each primitive's name before it runs (the sandbox counts calls).
+        target: an embodiment, a backend (whose primitives are then checked against what it
+            provides), or a Gymnasium env whose unwrapped env has an ``embodiment``.
+        on_call: called with each primitive's name before it runs.
 
     Yields:
         The embodiment that is now active.
     """
     embodiment = _as_embodiment(target)
-    token = _ACTIVE.set(_Active(embodiment, on_call))
+    spec = getattr(target, "spec", None)
+    capabilities = getattr(spec, "capabilities", None)
+    backend = str(getattr(spec, "name", ""))
+    token = _ACTIVE.set(_Active(embodiment, on_call, backend, capabilities))
     try:
         yield embodiment
     finally:
@@ -134,10 +168,19 @@ def use(target: object, on_call: Callable[[str], None] | None = None) -> Iterato
 
 
 def active(primitive: str) -> Embodiment:
-    """Return the active embodiment, telling the call hook which primitive is about to run."""
+    """Return the active embodiment, telling the call hook which primitive is about to run.
+
+    Raises:
+        NoEmbodimentError: nothing is active.
+        UnsupportedPrimitiveError: the active backend does not provide the primitive.
+    """
     current = _ACTIVE.get()
     if current is None:
         raise NoEmbodimentError()
+    if current.capabilities is not None and primitive not in current.capabilities:
+        from lyra.backend import backends_with
+
+        raise UnsupportedPrimitiveError(primitive, current.backend, backends_with(primitive))
     if current.on_call is not None:
         current.on_call(primitive)
     return current.embodiment

@@ -52,3 +52,25 @@ class GraspError(LyraError):
 
 class MotionError(LyraError):
     """The arm could not follow a commanded motion (it touched something it should not)."""
+
+
+class UnsupportedPrimitiveError(LyraError):
+    """A primitive was called on a backend that does not provide it."""
+
+    def __init__(self, primitive: str, backend: str, elsewhere: Iterable[str]) -> None:
+        self.primitive = primitive
+        self.backend = backend
+        self.elsewhere = sorted(elsewhere)
+        where = (
+            f"backends that have it: {', '.join(self.elsewhere)}"
+            if self.elsewhere
+            else "no registered backend has it"
+        )
+        super().__init__(
+            f"the {backend} backend has no primitive '{primitive}' ({where}); "
+            "do the task with the primitives this backend lists"
+        )
+
+
+class StoppedError(LyraError):
+    """A motion was preempted by ``stop()``: the run it belonged to was given up."""

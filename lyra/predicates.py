@@ -1,16 +1,19 @@
-"""Success predicates over a world-state snapshot, shared by curricula and regression checks.
+"""Success predicates over a world state, shared by curricula, plans and regression checks.
 
-Each predicate takes the ``{name: ObjectState}`` mapping an embodiment's ``world_state()``
-returns and gives a :class:`Verdict` whose reason says what is wrong in words a person or an LLM
-can act on. Curricula name predicates in YAML (``{stacked: [a, b, c]}``); :func:`from_spec`
-turns such a list into one predicate. Footprint geometry assumes boxes lying flat, the shape of
-every tabletop object; lengths are metres and angles degrees.
+Each predicate takes the world state a backend reports (a mapping of object names to
+:class:`~lyra.embodiment.ObjectState`, with joint values and the environment's own signals
+beside it) and gives a :class:`Verdict` whose reason says what is wrong in words a person or an
+LLM can act on. This module holds the backend-neutral core: distances, points, joint values,
+signals, and ``eventually`` (held at some point of the run rather than at its end); a backend
+adds its own (the tabletop's ``stacked``, ``on_top`` ... assume boxes on a table). Curricula
+name predicates in YAML (``{stacked: [a, b, c]}``); :func:`from_spec` turns such a list into one
+:class:`Check`. Lengths are metres and angles degrees.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
-import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,7 +45,8 @@ class PredicateError(LyraError):
     """A predicate names an object that is not there or is written wrongly."""
 
 
-def _get(state: State, name: str) -> ObjectState:
+def get_object(state: State, name: str) -> ObjectState:
+    """The object called ``name``, or a PredicateError that lists the objects there are."""
     if name not in state:
         raise PredicateError(
             f"the predicate names '{name}', which is not in the scene "
@@ -51,197 +55,18 @@ def _get(state: State, name: str) -> ObjectState:
     return state[name]
 
 
-def _bottom(obj: ObjectState) -> float:
-    return obj.pose.position.z - _height(obj) / 2
-
-
-def _top(obj: ObjectState) -> float:
-    return obj.pose.position.z + _height(obj) / 2
-
-
-def _height(obj: ObjectState) -> float:
-    rotation = obj.pose.rotation_matrix()
-    return float(
-        sum(abs(rotation[2, i]) * e for i, e in enumerate((obj.size.x, obj.size.y, obj.size.z)))
-    )
-
-
-def _in_frame(obj: ObjectState, point: Point) -> tuple[float, float]:
-    """``point`` in ``obj``'s horizontal frame (x along its own x axis)."""
-    dx, dy = point.x - obj.pose.position.x, point.y - obj.pose.position.y
-    c, s = math.cos(obj.pose.yaw), math.sin(obj.pose.yaw)
-    return c * dx + s * dy, -s * dx + c * dy
-
-
-def _half_extents_in(obj: ObjectState, frame: ObjectState) -> tuple[float, float]:
-    """Half extents of ``obj``'s footprint along the axes of ``frame`` (a bounding rectangle)."""
-    return _half_extents_along(obj, frame.pose.yaw)
-
-
-def _half_extents_along(obj: ObjectState, yaw: float) -> tuple[float, float]:
-    """Half extents of ``obj``'s footprint along axes turned by ``yaw`` (0: the world's)."""
-    turn = obj.pose.yaw - yaw
-    c, s = abs(math.cos(turn)), abs(math.sin(turn))
-    return (
-        0.5 * (c * obj.size.x + s * obj.size.y),
-        0.5 * (s * obj.size.x + c * obj.size.y),
-    )
-
-
-def _fmt(value: float) -> str:
+def fmt_mm(value: float) -> str:
+    """A length in metres as millimetres, the way verdicts quote them."""
     return f"{value * 1000:.1f} mm"
-
-
-def on_top(state: State, upper: str, lower: str, tolerance: float = 0.005) -> Verdict:
-    """``upper`` rests on ``lower``: its bottom at ``lower``'s top, their footprints overlapping."""
-    a, b = _get(state, upper), _get(state, lower)
-    u, v = _in_frame(b, a.pose.position)
-    half = _half_extents_in(a, b)
-    # A block bridging two others rests on both though its centre is over neither: ask for a
-    # real overlap of the footprints (5 mm each way) rather than a centre over ``lower``.
-    overlap = min(
-        half[0] + b.size.x / 2 - abs(u),
-        half[1] + b.size.y / 2 - abs(v),
-    )
-    if overlap < 0.005:
-        return Verdict(False, f"'{upper}' is not over '{lower}'")
-    gap = _bottom(a) - _top(b)
-    if abs(gap) > tolerance:
-        where = "above" if gap > 0 else "into"
-        return Verdict(False, f"'{upper}' is {_fmt(abs(gap))} {where} the top of '{lower}'")
-    return PASS
-
-
-def stacked(
-    state: State, names: Sequence[str], xy_tolerance: float = 0.01, tolerance: float = 0.005
-) -> Verdict:
-    """``names`` form a column, bottom first: the first on the table, each centred on the last."""
-    if len(names) < 2:
-        raise PredicateError("stacked needs at least two objects, bottom first")
-    bottom = _get(state, names[0])
-    if abs(_bottom(bottom)) > tolerance:
-        return Verdict(False, f"the bottom object '{names[0]}' is not on the table")
-    for lower, upper in itertools.pairwise(names):
-        verdict = on_top(state, upper, lower, tolerance)
-        if not verdict:
-            return verdict
-        offset = _get(state, upper).pose.position - _get(state, lower).pose.position
-        off = math.hypot(offset.x, offset.y)
-        if off > xy_tolerance:
-            return Verdict(
-                False,
-                f"'{upper}' is {_fmt(off)} off the centre of '{lower}' "
-                f"(at most {_fmt(xy_tolerance)})",
-            )
-    return PASS
-
-
-def on_table(state: State, name: str, tolerance: float = 0.003) -> Verdict:
-    """``name`` rests directly on the table (the surface at z = 0)."""
-    bottom = _bottom(_get(state, name))
-    if abs(bottom) > tolerance:
-        return Verdict(False, f"'{name}' is {_fmt(bottom)} above the table")
-    return PASS
-
-
-def _gap(a: ObjectState, b: ObjectState) -> float:
-    """Clearance between two footprints, measured in ``b``'s frame (negative: they overlap)."""
-    u, v = _in_frame(b, a.pose.position)
-    ha = _half_extents_in(a, b)
-    return max(abs(u) - ha[0] - b.size.x / 2, abs(v) - ha[1] - b.size.y / 2)
-
-
-def next_to(state: State, a: str, b: str, gap: float = 0.0, tolerance: float = 0.004) -> Verdict:
-    """``a`` stands beside ``b`` at the same level, not overlapping, with ``gap`` between faces."""
-    first, second = _get(state, a), _get(state, b)
-    if abs(_bottom(first) - _bottom(second)) > tolerance:
-        return Verdict(False, f"'{a}' and '{b}' are not at the same level")
-    actual = _gap(first, second)
-    if actual < -1e-3:
-        return Verdict(False, f"'{a}' overlaps '{b}' by {_fmt(-actual)}")
-    if abs(actual - gap) > tolerance:
-        return Verdict(False, f"the gap between '{a}' and '{b}' is {_fmt(actual)}, not {_fmt(gap)}")
-    return PASS
-
-
-def rotated_by(
-    state: State,
-    name: str,
-    degrees: float,
-    reference: str | None = None,
-    tolerance_deg: float = 3.0,
-) -> Verdict:
-    """``name`` is turned by ``degrees`` about the vertical, from world x or from ``reference``.
-
-    A box looks the same after a half turn (a square one after a quarter turn), so yaws are
-    compared modulo that symmetry.
-    """
-    obj = _get(state, name)
-    base = _get(state, reference).pose.yaw if reference else 0.0
-    period = math.pi / 2 if abs(obj.size.x - obj.size.y) < 1e-6 else math.pi
-    error = (obj.pose.yaw - base - math.radians(degrees)) % period
-    error = min(error, period - error)
-    if math.degrees(error) > tolerance_deg:
-        return Verdict(
-            False, f"'{name}' is {math.degrees(error):.1f} degrees off the asked rotation"
-        )
-    return PASS
-
-
-def aligned(state: State, a: str, b: str, how: str = "edges", tolerance: float = 0.004) -> Verdict:
-    """``a`` lines up with ``b``, in one of three ways.
-
-    ``edges``: parallel, touching, with a pair of edges flush; ``corners``: parallel and
-    touching corner to corner; ``centres``: centred on one of ``b``'s axes.
-    """
-    if how not in ("edges", "corners", "centres"):
-        raise PredicateError(f"aligned takes how = edges, corners or centres, not '{how}'")
-    first, second = _get(state, a), _get(state, b)
-    parallel = rotated_by(
-        state, a, 0.0, reference=b, tolerance_deg=3.0 if how != "centres" else 360
-    )
-    if not parallel and how != "centres":
-        return Verdict(False, f"'{a}' is not parallel to '{b}'")
-    u, v = _in_frame(second, first.pose.position)
-    ha = _half_extents_in(first, second)
-    hb = (second.size.x / 2, second.size.y / 2)
-    if how == "centres":
-        off = min(abs(u), abs(v))
-        if off > tolerance:
-            return Verdict(False, f"'{a}' is {_fmt(off)} off the centre line of '{b}'")
-        return PASS
-    # Flush edges: along one axis the faces meet or the edges line up; corners: both axes meet.
-    touch = [abs(abs(d) - (h + k)) for d, h, k in zip((u, v), ha, hb, strict=True)]
-    flush = [
-        min(abs((d - h) - (-k)), abs((d + h) - k)) for d, h, k in zip((u, v), ha, hb, strict=True)
-    ]
-    if how == "corners":
-        ok = max(touch) <= tolerance
-        return PASS if ok else Verdict(False, f"'{a}' does not touch '{b}' corner to corner")
-    ok = (touch[0] <= tolerance and flush[1] <= tolerance) or (
-        touch[1] <= tolerance and flush[0] <= tolerance
-    )
-    return PASS if ok else Verdict(False, f"no edge of '{a}' is flush with an edge of '{b}'")
-
-
-def inside(state: State, name: str, zone: str, margin: float = 0.0) -> Verdict:
-    """``name``'s footprint lies within ``zone``'s (a zone, a bowl or any object)."""
-    obj, area = _get(state, name), _get(state, zone)
-    u, v = _in_frame(area, obj.pose.position)
-    ha = _half_extents_in(obj, area)
-    over = max(abs(u) + ha[0] - area.size.x / 2, abs(v) + ha[1] - area.size.y / 2) + margin
-    if over > 1e-3:
-        return Verdict(False, f"'{name}' sticks {_fmt(over)} out of '{zone}'")
-    return PASS
 
 
 def within_distance(state: State, name: str, other: str, distance: float) -> Verdict:
     """The centres of ``name`` and ``other`` are at most ``distance`` apart horizontally."""
-    a, b = _get(state, name).pose.position, _get(state, other).pose.position
+    a, b = get_object(state, name).pose.position, get_object(state, other).pose.position
     actual = math.hypot(a.x - b.x, a.y - b.y)
     if actual > distance:
         return Verdict(
-            False, f"'{name}' is {_fmt(actual)} from '{other}', more than {_fmt(distance)}"
+            False, f"'{name}' is {fmt_mm(actual)} from '{other}', more than {fmt_mm(distance)}"
         )
     return PASS
 
@@ -250,104 +75,142 @@ def offset(
     state: State, name: str, reference: str, dx: float, dy: float, tolerance: float = 0.002
 ) -> Verdict:
     """``name``'s centre sits (dx, dy) from ``reference``'s centre, along the world x and y axes."""
-    a, b = _get(state, name).pose.position, _get(state, reference).pose.position
+    a, b = get_object(state, name).pose.position, get_object(state, reference).pose.position
     off_x, off_y = a.x - b.x - dx, a.y - b.y - dy
     if math.hypot(off_x, off_y) > tolerance:
         return Verdict(
             False,
-            f"'{name}' is offset ({_fmt(a.x - b.x)}, {_fmt(a.y - b.y)}) from '{reference}', "
-            f"not ({_fmt(dx)}, {_fmt(dy)})",
+            f"'{name}' is offset ({fmt_mm(a.x - b.x)}, {fmt_mm(a.y - b.y)}) from '{reference}', "
+            f"not ({fmt_mm(dx)}, {fmt_mm(dy)})",
         )
     return PASS
 
 
-def fills(
-    state: State,
-    names: Sequence[str],
-    points: Sequence[Sequence[float]],
-    yaw_deg: float | None = None,
-    tolerance: float = 0.006,
+def at_point(state: State, name: str, point: Sequence[float], tolerance: float = 0.01) -> Verdict:
+    """``name``'s centre is within ``tolerance`` of ``point`` ([x, y, z]), in three dimensions."""
+    if len(point) != 3:
+        raise PredicateError(f"at_point needs the point as [x, y, z], got {point!r}")
+    spot = Point(*(float(v) for v in point))
+    where = get_object(state, name).pose.position
+    away = where.distance_to(spot)
+    if away > tolerance:
+        return Verdict(
+            False,
+            f"'{name}' is at ({where.x:.3f}, {where.y:.3f}, {where.z:.3f}), {fmt_mm(away)} from "
+            f"({spot.x:.3f}, {spot.y:.3f}, {spot.z:.3f}) (at most {fmt_mm(tolerance)})",
+        )
+    return PASS
+
+
+def joint_value(
+    state: State, joint: str, at_least: float | None = None, at_most: float | None = None
 ) -> Verdict:
-    """``names`` occupy ``points`` (x, y, z of a centre), one each, in any order.
-
-    The order-free form of "these parts make this structure": a wall of blocks, a layer of
-    planks, a ring of blocks. With ``yaw_deg``, every one of them is also turned by that much.
-    """
-    if len(names) != len(points):
+    """An articulated object's joint (a door's hinge, a drawer's slide) lies in a range."""
+    if at_least is None and at_most is None:
+        raise PredicateError("joint_value needs at_least, at_most or both")
+    joints: Mapping[str, float] = getattr(state, "joints", {})
+    if joint not in joints:
         raise PredicateError(
-            f"fills needs as many names as points, got {len(names)} and {len(points)}"
+            f"the predicate names the joint '{joint}', which this scene does not have "
+            f"(joints: {', '.join(sorted(joints)) or 'none'})"
         )
-    if len(set(names)) != len(names):
-        raise PredicateError(f"fills names an object twice: {', '.join(names)}")
-    if any(len(point) != 3 for point in points):
-        raise PredicateError("fills needs each point as [x, y, z], the centre of a part")
-    free = {name: _get(state, name).pose.position for name in names}
-    for x, y, z in points:
-        spot = Point(x, y, z)
-        near = [n for n, p in free.items() if p.distance_to(spot) <= tolerance]
-        if not near:
-            closest = min(free, key=lambda n: free[n].distance_to(spot))
-            where = free[closest]
-            return Verdict(
-                False,
-                f"nothing of {', '.join(names)} is at ({x:.3f}, {y:.3f}, {z:.3f}); the nearest "
-                f"free one, '{closest}', is at ({where.x:.3f}, {where.y:.3f}, {where.z:.3f}), "
-                f"{_fmt(where.distance_to(spot))} away",
-            )
-        del free[min(near, key=lambda n: free[n].distance_to(spot))]
-    if yaw_deg is not None:
-        for name in names:
-            verdict = rotated_by(state, name, yaw_deg)
-            if not verdict:
-                return verdict
+    value = joints[joint]
+    if at_least is not None and value < at_least:
+        return Verdict(False, f"the joint '{joint}' is at {value:.3f}, below {at_least:.3f}")
+    if at_most is not None and value > at_most:
+        return Verdict(False, f"the joint '{joint}' is at {value:.3f}, above {at_most:.3f}")
     return PASS
 
 
-def area_clear(state: State, x: Sequence[float], y: Sequence[float]) -> Verdict:
-    """No object's footprint reaches into the table rectangle ``x`` by ``y`` (zones aside)."""
-    for axis, span in (("x", x), ("y", y)):
-        if len(span) != 2 or span[0] >= span[1]:
-            raise PredicateError(f"area_clear needs {axis} as [low, high], got {span!r}")
-    for name, obj in sorted(state.items()):
-        if obj.kind == "zone":
-            continue
-        half_x, half_y = _half_extents_along(obj, 0.0)
-        centre = obj.pose.position
-        if (
-            centre.x - half_x < x[1]
-            and centre.x + half_x > x[0]
-            and centre.y - half_y < y[1]
-            and centre.y + half_y > y[0]
-        ):
-            return Verdict(
-                False,
-                f"'{name}' at ({centre.x:.3f}, {centre.y:.3f}) reaches into the area "
-                f"x [{x[0]:.2f}, {x[1]:.2f}], y [{y[0]:.2f}, {y[1]:.2f}] that should be clear",
-            )
+def signal(state: State, name: str, at_least: float = 1.0) -> Verdict:
+    """The environment's own signal ``name`` (for example its ``success``) is at least a value."""
+    signals: Mapping[str, float] = getattr(state, "signals", {})
+    if name not in signals:
+        raise PredicateError(
+            f"the backend gives no signal '{name}' "
+            f"(signals: {', '.join(sorted(signals)) or 'none'})"
+        )
+    if signals[name] < at_least:
+        return Verdict(False, f"the environment's '{name}' is {signals[name]:g}, not {at_least:g}")
     return PASS
 
 
-REGISTRY: dict[str, Callable[..., Verdict]] = {
-    "stacked": stacked,
-    "on_top": on_top,
-    "on_table": on_table,
-    "next_to": next_to,
-    "aligned": aligned,
-    "inside": inside,
-    "rotated_by": rotated_by,
+CORE: dict[str, Callable[..., Verdict]] = {
     "within_distance": within_distance,
     "offset": offset,
-    "fills": fills,
-    "area_clear": area_clear,
+    "at_point": at_point,
+    "joint_value": joint_value,
+    "signal": signal,
 }
+# Not a function over one state: it watches the whole run (see Check.observe).
+EVENTUALLY = "eventually"
 
 
-def _bind(name: str, args: Any) -> Predicate:
-    function = REGISTRY.get(name)
-    if function is None:
-        raise PredicateError(
-            f"unknown predicate '{name}': use one of {', '.join(sorted(REGISTRY))}"
+class Check:
+    """Predicates that must all hold; ``eventually`` parts remember what the run went through.
+
+    The runner calls :meth:`observe` after each primitive call when :attr:`watches` is true;
+    calling the check judges the final state. A check belongs to one run: make a new one (with
+    :func:`from_spec`) for the next.
+    """
+
+    def __init__(self, parts: list[Predicate], watchers: list[_Eventually]) -> None:
+        self.parts = parts
+        self.watchers = watchers
+
+    @property
+    def watches(self) -> bool:
+        """Whether a part holds "at any step" and so needs to see the states along the way."""
+        return bool(self.watchers)
+
+    def observe(self, state: State) -> None:
+        """Let the ``eventually`` parts see a state of the run."""
+        for watcher in self.watchers:
+            watcher.observe(state)
+
+    def __call__(self, state: State) -> Verdict:
+        """Judge a state (the final one): the first part that fails, or a pass."""
+        for part in self.parts:
+            verdict = part(state)
+            if not verdict:
+                return verdict
+        return PASS
+
+
+class _Eventually:
+    """Holds once its predicates all held in one observed state, whatever came after."""
+
+    def __init__(self, inner: Check) -> None:
+        self.inner = inner
+        self.held = False
+
+    def observe(self, state: State) -> None:
+        self.inner.observe(state)
+        if not self.held:
+            # A predicate that cannot be judged is reported by the final judgement.
+            with contextlib.suppress(PredicateError):
+                self.held = self.inner(state).ok
+
+    def __call__(self, state: State) -> Verdict:
+        self.observe(state)
+        if self.held:
+            return PASS
+        return Verdict(
+            False, f"it did not hold at any point of the run: {self.inner(state).reason}"
         )
+
+
+def _bind(
+    name: str, args: Any, functions: Mapping[str, Callable[..., Verdict]]
+) -> tuple[Predicate, list[_Eventually]]:
+    if name == EVENTUALLY:
+        inner = from_spec(args, functions)
+        watcher = _Eventually(inner)
+        return watcher, [watcher]
+    function = functions.get(name)
+    if function is None:
+        known = sorted([*functions, EVENTUALLY])
+        raise PredicateError(f"unknown predicate '{name}': use one of {', '.join(known)}")
     params = list(inspect.signature(function).parameters)[1:]
     if isinstance(args, Mapping):
         kwargs = dict(args)
@@ -361,27 +224,34 @@ def _bind(name: str, args: Any) -> Predicate:
         inspect.signature(function).bind(None, **kwargs)
     except TypeError as error:
         raise PredicateError(f"predicate '{name}': {error}; it takes {', '.join(params)}") from None
-    return lambda state: function(state, **kwargs)
+    return (lambda state: function(state, **kwargs)), []
 
 
-def from_spec(spec: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> Predicate:
-    """Build one predicate, true when all listed ones hold, from its YAML form.
+def from_spec(
+    spec: Sequence[Mapping[str, Any]] | Mapping[str, Any],
+    functions: Mapping[str, Callable[..., Verdict]] | None = None,
+) -> Check:
+    """Build one check, true when all listed predicates hold, from its YAML form.
 
-    Example: ``[{stacked: [red_block, blue_block]}, {next_to: {a: x, b: y, gap: 0.005}}]``.
+    Example: ``[{stacked: [red_block, blue_block]}, {eventually: [{signal: {name: success}}]}]``.
+
+    Args:
+        spec: the list of ``name: arguments`` pairs (or one pair).
+        functions: the predicates a name may refer to: a backend's own and the core ones
+            (default: the core ones alone).
+
+    Raises:
+        PredicateError: a name is unknown or its arguments do not fit.
     """
+    functions = {**CORE, **(functions or {})}
     items = [spec] if isinstance(spec, Mapping) else list(spec)
-    checks: list[Predicate] = []
+    parts: list[Predicate] = []
+    watchers: list[_Eventually] = []
     for item in items:
         if not isinstance(item, Mapping) or len(item) != 1:
             raise PredicateError(f"each predicate is one `name: arguments` pair, got {item!r}")
         ((name, args),) = item.items()
-        checks.append(_bind(str(name), args))
-
-    def all_hold(state: State) -> Verdict:
-        for check in checks:
-            verdict = check(state)
-            if not verdict:
-                return verdict
-        return PASS
-
-    return all_hold
+        part, watching = _bind(str(name), args, functions)
+        parts.append(part)
+        watchers.extend(watching)
+    return Check(parts, watchers)

@@ -1,17 +1,20 @@
-"""The learning loop: a task in, a skill written, run in simulation, judged, checked, kept.
+"""The learning loop: a task in, code written, run in simulation, judged, checked, kept.
 
 One task goes: retrieve (examples, skill headers, hints) -> prompt -> LLM -> parse -> stage the
-libcst edit -> run the task code in the sandbox on every seed -> the teacher's verdict. Feedback
-and hints go round again; an accept re-runs every earlier example that reaches an edited skill,
-and only when all still pass are the skill module, the example and the progress written, under
-an undo journal so that a crash leaves the library as it was before the task.
+libcst edit -> run the task code through the episode runner on every seed -> the teacher's
+verdict. Feedback and hints go round again; an accept re-runs every earlier example that reaches
+an edited skill, and only when all still pass are the skill module, the example and the progress
+kept, as one transaction (:mod:`lyra.journal`).
+
+A task that names a skill teaches it; a task without one is planned from the skills already
+learnt, in rounds with the teacher the same way, and when the plan needs a skill the library
+lacks, the teacher may teach that skill first and planning resumes with it. The loop knows no
+backend: each task names one, and the registry builds it.
 """
 
 from __future__ import annotations
 
 import ast
-import json
-import math
 import re
 import shutil
 from collections.abc import Callable, Sequence
@@ -19,29 +22,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from envs.ravens.scene import SceneSpec, load_scene
-from envs.ravens.tabletop import Tabletop
-from lyra.curriculum import Curriculum, Progress, Task, next_task
+import yaml
+
+from lyra.backend import Backend, make
+from lyra.check import check_example
+from lyra.curriculum import Curriculum, CurriculumError, Progress, Task, next_task, resolve_task
+from lyra.episode import Budget, EpisodeResult, run_episode
 from lyra.errors import LyraError
-from lyra.examples import Example, iter_examples, save_example, slugify
-from lyra.files import write_atomic
-from lyra.geometry import Point, Pose
-from lyra.library.edit import FileChange, Patch, stage_answer, stage_new_skill
+from lyra.examples import Example, iter_examples, slugify
+from lyra.journal import commit_learnt_step, recover
+from lyra.library.edit import Patch, stage_answer, stage_new_skill
 from lyra.library.errors import EditError
-from lyra.library.history import commit_step, record
 from lyra.library.parse import parse_library
 from lyra.library.tree import SkillTree
 from lyra.llm import Completion, Message, Provider
 from lyra.memory.retrieval import ExampleHit
 from lyra.memory.store import Memory
-from lyra.predicates import PredicateError, Verdict, from_spec
+from lyra.names import SKILL_NAME
+from lyra.pictures import save_png
+from lyra.predicates import PredicateError, from_spec
 from lyra.prompts import render, system_prompt
-from lyra.sandbox import RunResult, run_code
 from lyra.workspace import Workspace
 
-SNAPSHOT_TOLERANCE = 0.005
-SNAPSHOT_TURN_DEG = 5.0
 _BLOCK = re.compile(r"```[a-zA-Z]*[ \t]*\n(.*?)```", re.DOTALL)
+MISSING = "MISSING SKILL:"
+# Plans and skills taught outside any curriculum are kept under these names.
+PLANNED = "planned"
+TAUGHT = "taught"
 
 
 class AnswerError(LyraError):
@@ -52,40 +59,15 @@ class AnswerError(LyraError):
 
 
 @dataclass(frozen=True)
-class SeedRun:
-    """The task code run on one seed: the sandbox's outcome, the predicate, the final poses."""
-
-    seed: int
-    result: RunResult
-    verdict: Verdict
-    snapshot: dict[str, list[float]]
-
-    @property
-    def ok(self) -> bool:
-        """The code ran and the predicate holds."""
-        return self.result.ok and self.verdict.ok
-
-    def describe(self) -> str:
-        """One line (or a few) saying what happened on this seed."""
-        if not self.result.ok:
-            return f"seed {self.seed}: the code failed:\n{self.result.feedback}"
-        if not self.verdict.ok:
-            return (
-                f"seed {self.seed}: the code ran, but the task is not done: {self.verdict.reason}"
-            )
-        return f"seed {self.seed}: done"
-
-
-@dataclass(frozen=True)
 class Attempt:
-    """One round: the staged module, the task code, and what running them did."""
+    """One round: the staged module (none for a plan), the task code, what running them did."""
 
     task: Task
     round: int
-    skill: str
-    module: str
+    skill: str | None
+    module: str | None
     code: str
-    runs: tuple[SeedRun, ...]
+    runs: tuple[EpisodeResult, ...]
     picture: Path | None = None
 
     @property
@@ -106,8 +88,21 @@ class TeacherVerdict:
     text: str = ""
 
 
+@dataclass(frozen=True)
+class SkillRequest:
+    """What a teacher asks for when a plan needs a skill the library lacks: a task teaching it."""
+
+    name: str
+    instruction: str
+    success: list[dict[str, Any]]
+
+
 class Teacher(Protocol):
-    """A person at the terminal, a script, or an LLM critic; all answer the same way."""
+    """A person at the terminal or in a browser, a script, or an LLM critic; all answer alike.
+
+    Every question the loop asks a person goes through these methods, so a front end that
+    implements them drives the same loop.
+    """
 
     wants_pictures: bool
 
@@ -119,12 +114,21 @@ class Teacher(Protocol):
         """Accept the attempt, correct it, hint, or reject the task."""
         ...
 
+    def teach_missing(self, task: Task, proposal: str) -> SkillRequest | None:
+        """The task that teaches a skill a plan asked for (``name: what it does``), or None."""
+        ...
+
+    def tell(self, message: str) -> None:
+        """Show the person something the loop has to say (a refusal, a pause)."""
+        ...
+
 
 class ScriptedTeacher:
-    """For tests and benchmarks: the predicate decides; corrections come from the curriculum.
+    """For tests and benchmarks: the predicate decides; corrections come from the task.
 
     When a check fails, the task's ``feedback`` lines are given in order (then the check's own
     reason); when it passes, the task's ``review`` lines are given in order before accepting.
+    It never teaches a missing skill: a script cannot make up the task that shows one.
     """
 
     wants_pictures = False
@@ -152,6 +156,13 @@ class ScriptedTeacher:
             self._review_used[task.id] = used + 1
             return TeacherVerdict("feedback", task.review[used])
         return TeacherVerdict("accept")
+
+    def teach_missing(self, task: Task, proposal: str) -> SkillRequest | None:
+        """Decline."""
+        return None
+
+    def tell(self, message: str) -> None:
+        """Nobody is listening."""
 
 
 class HumanTeacher:
@@ -189,13 +200,43 @@ class HumanTeacher:
         text = self.ask("Your words: ").strip() if action in ("feedback", "hint") else ""
         return TeacherVerdict(action, text)  # type: ignore[arg-type]
 
+    def teach_missing(self, task: Task, proposal: str) -> SkillRequest | None:
+        """Ask for the skill's name (default the LLM's), the task that shows it, its predicate."""
+        proposed, _, what = (part.strip() for part in proposal.partition(":"))
+        while True:
+            answer = self.ask(f"Teach it now? The skill's name [{proposed}] ('no' to stop): ")
+            if answer.strip().lower() == "no":
+                return None
+            name = answer.strip() or proposed
+            if SKILL_NAME.fullmatch(name):
+                break
+            self.say(f"'{name}' is not a skill name: use lower case letters, digits and _")
+        instruction = ""
+        while not instruction:
+            instruction = self.ask(f"The task that shows it, in this scene [{what}]: ").strip()
+            instruction = instruction or what
+        while True:
+            text = self.ask(
+                "Its success predicate as YAML, e.g. [{on_top: {upper: a, lower: b}}]: "
+            )
+            try:
+                success = yaml.safe_load(text)
+                from_spec(success, task.predicate_functions())
+                return SkillRequest(name, instruction, success)
+            except (PredicateError, yaml.YAMLError, TypeError, AttributeError) as error:
+                self.say(f"That cannot be used: {error}")
+
+    def tell(self, message: str) -> None:
+        """Print it."""
+        self.say(message)
+
 
 class LLMCritic:
     """An LLM that reads the final object states and the predicate and gives a verdict."""
 
     wants_pictures = False
 
-    def __init__(self, provider: Provider, scene_text: Callable[[], str]) -> None:
+    def __init__(self, provider: Provider, scene_text: Callable[[Task], str]) -> None:
         self.provider = provider
         self.scene_text = scene_text
 
@@ -205,16 +246,25 @@ class LLMCritic:
 
     def judge(self, attempt: Attempt) -> TeacherVerdict:
         """Ask the critic; anything but ``ACCEPT`` is feedback."""
+        task = attempt.task
         prompt = render(
             "critic",
-            instruction=attempt.task.instruction,
-            scene=self.scene_text(),
+            task.prompt_pack(),
+            instruction=task.instruction,
+            scene=self.scene_text(task),
             predicate=attempt.outcome(),
         )
         answer = self.provider.complete([Message("user", prompt)], purpose="critic").text.strip()
         if answer.upper().startswith("ACCEPT"):
             return TeacherVerdict("accept")
         return TeacherVerdict("feedback", answer.removeprefix("FEEDBACK:").strip())
+
+    def teach_missing(self, task: Task, proposal: str) -> SkillRequest | None:
+        """Decline: a critic judges, it does not set tasks."""
+        return None
+
+    def tell(self, message: str) -> None:
+        """Nobody is listening."""
 
 
 # -- parsing answers -----------------------------------------------------------------------
@@ -279,129 +329,19 @@ def skills_called(code: str) -> list[str]:
     )
 
 
-# -- the undo journal ----------------------------------------------------------------------
-
-
-def _journal_path(workspace: Workspace) -> Path:
-    return workspace.state_dir / "journal.json"
-
-
-def begin_commit(workspace: Workspace, paths: Sequence[Path]) -> None:
-    """Note what the files about to be written hold now, so a crash can be undone."""
-    before = {str(p): p.read_text(encoding="utf-8") if p.exists() else None for p in paths}
-    workspace.state_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(_journal_path(workspace), json.dumps(before))
-
-
-def end_commit(workspace: Workspace) -> None:
-    """The commit is complete: forget the undo information."""
-    _journal_path(workspace).unlink(missing_ok=True)
-
-
-def recover(workspace: Workspace) -> list[Path]:
-    """Undo a commit a crash interrupted; return the files restored (none if there was none)."""
-    journal = _journal_path(workspace)
-    if not journal.exists():
-        return []
-    before: dict[str, str | None] = json.loads(journal.read_text(encoding="utf-8"))
-    restored = []
-    for name, text in before.items():
-        path = Path(name)
-        if text is None:
-            path.unlink(missing_ok=True)
-        else:
-            write_atomic(path, text)
-        restored.append(path)
-    journal.unlink()
-    return restored
-
-
-# -- running code in simulation ------------------------------------------------------------
-
-
-def snapshot_of(table: Tabletop) -> dict[str, list[float]]:
-    """Every object's pose as (x, y, z, qx, qy, qz, qw), rounded to a micrometre."""
-    return {
-        name: [round(v, 6) for v in (*state.pose.position.as_array(), *state.pose.orientation)]
-        for name, state in sorted(table.world_state().items())
-    }
-
-
-def run_on_seed(
-    table: Tabletop,
-    scene: SceneSpec,
-    seed: int,
-    code: str,
-    skills_root: Path,
-    success: list[dict[str, Any]],
-    hold_seconds: float,
-    timeout_s: float = 120.0,
-) -> SeedRun:
-    """Lay the scene out, run the code in the sandbox, hold, and judge the final state."""
-    table.reset(scene, seed)
-    result = run_code(code, table, filename="task.py", skills_root=skills_root, timeout_s=timeout_s)
-    if not result.ok:
-        return SeedRun(seed, result, Verdict(False, "the code failed"), snapshot_of(table))
-    held = table.held_object()
-    if held is not None:
-        # A plan that ends with an object in the gripper has not put it anywhere.
-        verdict = Verdict(False, f"the plan ended still holding '{held}': place it")
-        return SeedRun(seed, result, verdict, snapshot_of(table))
-    for _ in range(round(hold_seconds / table.config.time_step)):
-        table.sim.stepSimulation()
-    try:
-        verdict = from_spec(success)(table.world_state())
-    except PredicateError as error:
-        verdict = Verdict(False, str(error))
-    return SeedRun(seed, result, verdict, snapshot_of(table))
-
-
-def snapshot_difference(expected: dict[str, list[float]], actual: dict[str, list[float]]) -> str:
-    """Why two snapshots differ by more than the tolerance ("" when they agree)."""
-    for name, pose in expected.items():
-        if name not in actual:
-            return f"'{name}' is missing"
-        moved = sum((a - b) ** 2 for a, b in zip(pose[:3], actual[name][:3], strict=True)) ** 0.5
-        if moved > SNAPSHOT_TOLERANCE:
-            return f"'{name}' ended {moved * 1000:.1f} mm from where the accepted run left it"
-        # Boxes look the same after a half turn, so yaws are compared modulo 180 degrees.
-        turn = math.degrees(_yaw(actual[name]) - _yaw(pose)) % 180.0
-        if min(turn, 180.0 - turn) > SNAPSHOT_TURN_DEG:
-            return (
-                f"'{name}' ended turned {min(turn, 180.0 - turn):.0f} degrees from how the "
-                "accepted run left it"
-            )
-    return ""
-
-
-def _yaw(pose: list[float]) -> float:
-    return Pose(Point.of(pose[:3]), (pose[3], pose[4], pose[5], pose[6])).yaw
-
-
-def check_example(table: Tabletop, example: Example, skills_root: Path) -> str:
-    """Re-run an accepted example; return why it no longer passes ("" when it does)."""
-    if example.scene is None or example.seed is None:
-        return "the example has no scene or seed to replay"
-    run = run_on_seed(
-        table,
-        load_scene(example.scene),
-        example.seed,
-        example.code,
-        skills_root,
-        example.success,
-        example.hold_seconds,
-    )
-    if not run.ok:
-        return run.describe()
-    return snapshot_difference(example.snapshot, run.snapshot)
-
-
 # -- the loop ------------------------------------------------------------------------------
 
 
 @dataclass
 class TaskOutcome:
-    """How one task ended, and what it cost."""
+    """How one task ended, and what it cost.
+
+    Attributes:
+        missing_skill: for a plan, the skill it asked for (``name: what``) when it stopped
+            because the library lacks it.
+        taught: the skills taught while a plan was paused for them.
+        last: the last attempt that ran.
+    """
 
     task: str
     accepted: bool
@@ -411,18 +351,9 @@ class TaskOutcome:
     regression_checks: int = 0
     example: Example | None = None
     corrections: list[str] = field(default_factory=list)
-
-
-def scene_text(table: Tabletop) -> str:
-    """The objects as the prompts list them."""
-    lines = []
-    for name, state in sorted(table.world_state().items()):
-        p, s = state.pose.position, state.size
-        lines.append(
-            f"{name}: {state.kind}, {state.color}, centre ({p.x:.3f}, {p.y:.3f}, {p.z:.3f}), "
-            f"size ({s.x:.3f}, {s.y:.3f}, {s.z:.3f}), yaw {round(state.pose.yaw * 57.2958):d}"
-        )
-    return "\n".join(lines)
+    missing_skill: str = ""
+    taught: list[str] = field(default_factory=list)
+    last: Attempt | None = None
 
 
 def skills_section(headers: Sequence[str]) -> str:
@@ -438,8 +369,18 @@ def examples_section(hits: Sequence[ExampleHit]) -> str:
     )
 
 
+@dataclass
+class _Round:
+    """What the next prompt of a task carries from the rounds before it."""
+
+    last: Attempt | None = None
+    correction: str = ""
+    regression: str = ""
+    hints: list[str] = field(default_factory=list)
+
+
 class Learner:
-    """Runs tasks through the learning loop in one workspace."""
+    """Runs tasks through the learning loop in one workspace, on whichever backends they name."""
 
     def __init__(
         self,
@@ -449,25 +390,48 @@ class Learner:
         memory: Memory,
         *,
         max_rounds: int = 6,
-        timeout_s: float = 120.0,
+        budget: Budget | None = None,
+        teach_missing: bool = False,
         say: Callable[[str], None] = print,
     ) -> None:
+        """Start the loop in a workspace: finish or undo a step a crash cut short, index it.
+
+        Args:
+            workspace: the skills, examples and state to learn into.
+            provider: the LLM.
+            teacher: who judges each attempt.
+            memory: the workspace's memory; it is rebuilt from the files here.
+            max_rounds: rounds per task before it is given up.
+            budget: the limits of each episode (default: :class:`~lyra.episode.Budget`).
+            teach_missing: when a plan needs a skill the library lacks, ask the teacher to
+                teach it and resume; otherwise the plan stops there.
+            say: where the loop reports progress.
+        """
         self.ws = workspace
         self.provider = provider
         self.teacher = teacher
         self.memory = memory
         self.max_rounds = max_rounds
-        self.timeout_s = timeout_s
+        self.budget = budget or Budget()
+        self.teach_missing = teach_missing
         self.say = say
-        self.table = Tabletop()
+        self._backends: dict[str, Backend] = {}
         restored = recover(workspace)
         if restored:
             say(f"Undid an interrupted commit: restored {', '.join(p.name for p in restored)}")
         self.memory.rebuild(workspace, list(parse_library(workspace.skills_dir)))
 
+    def backend(self, name: str) -> Backend:
+        """The loop's backend of a kind, made on first use."""
+        if name not in self._backends:
+            self._backends[name] = make(name)
+        return self._backends[name]
+
     def close(self) -> None:
-        """Release the simulator."""
-        self.table.close()
+        """Release the simulators."""
+        for backend in self._backends.values():
+            backend.close()
+        self._backends.clear()
 
     def learn(self, curriculum: Curriculum) -> list[TaskOutcome]:
         """Teach every task not yet accepted, in order; stop at the first one not accepted."""
@@ -489,35 +453,50 @@ class Learner:
 
     # -- one task --------------------------------------------------------------------------
 
-    def _complete(self, outcome: TaskOutcome, prompt: str, purpose: str) -> Completion:
-        messages = [Message("system", system_prompt()), Message("user", prompt)]
-        completion = self.provider.complete(messages, purpose=purpose)
+    def _complete(self, task: Task, outcome: TaskOutcome, prompt: str, purpose: str) -> Completion:
+        system = system_prompt(task.prompt_pack(), task.spec().capabilities)
+        completion = self.provider.complete(
+            [Message("system", system), Message("user", prompt)], purpose=purpose
+        )
         outcome.llm_calls += 1
         outcome.tokens += completion.prompt_tokens + completion.completion_tokens
         return completion
 
-    def _scene(self, task: Task, outcome: TaskOutcome) -> SceneSpec:
+    def _scene(self, task: Task, outcome: TaskOutcome) -> Any:
         if task.scene is not None:
             return task.scene
-        prompt = render("task_setup", instruction=task.instruction, setup=task.setup or "")
-        answer = self._complete(outcome, prompt, "task_setup").text
+        spec = task.spec()
+        if "task_setup" not in task.prompt_pack().templates:
+            raise LyraError(
+                f"the {spec.name} backend cannot lay a scene out from words: give the task "
+                "its `scene` instead of `setup`"
+            )
+        prompt = render(
+            "task_setup", task.prompt_pack(), instruction=task.instruction, setup=task.setup or ""
+        )
+        answer = self._complete(task, outcome, prompt, "task_setup").text
         blocks = code_blocks(answer)
         if not blocks:
             raise AnswerError("the task-setup answer held no ```yaml block")
-        return load_scene(_yaml(blocks[0]))
+        return spec.load_scene(_yaml(blocks[0]))
 
-    def _header(self, task: Task, outcome: TaskOutcome) -> str:
+    def _header(self, task: Task, skill: str, outcome: TaskOutcome) -> str:
         """The header of the target skill: the module's, or a new one proposed and reviewed."""
-        skill = task.skill.name
         library = parse_library(self.ws.skills_dir)
         existing = library.records.get(skill)
         if existing is not None:
             return existing.header
         known = "\n\n".join(r.header for r in library) or "(none yet)"
-        prompt = render("skill_parser", instruction=task.instruction, skill=skill, skills=known)
+        prompt = render(
+            "skill_parser",
+            task.prompt_pack(),
+            instruction=task.instruction,
+            skill=skill,
+            skills=known,
+        )
         problem = ""
         for _ in range(3):
-            answer = self._complete(outcome, prompt + problem, "skill_parser").text
+            answer = self._complete(task, outcome, prompt + problem, "skill_parser").text
             blocks = code_blocks(answer) or [answer]
             header = re.sub(r"def\s+\w+\s*\(", f"def {skill}(", blocks[0], count=1)
             header = self.teacher.review_header(task, header)
@@ -533,90 +512,106 @@ class Learner:
     def teach(self, task: Task, curriculum: str, progress: Progress) -> TaskOutcome:
         """Run one task through the loop until it is accepted, rejected or out of rounds."""
         outcome = TaskOutcome(task.id, accepted=False)
-        skill = task.skill.name
         scene = self._scene(task, outcome)
-        header = self._header(task, outcome)
-        module_path = self.ws.skills_dir / f"{skill}.py"
-        current = module_path.read_text(encoding="utf-8") if module_path.exists() else None
-        hints = list(task.hints)
-        correction = ""
-        regression = ""
-        last: Attempt | None = None
+        skill = task.skill.name if task.skill is not None else None
+        header = self._header(task, skill, outcome) if skill is not None else ""
+        state = _Round(hints=list(task.hints))
         while outcome.rounds < self.max_rounds:
             outcome.rounds += 1
-            prompt = self._prompt(task, scene, header, current, last, correction, regression, hints)
-            purpose = "refinement" if last is not None and correction else "skill_learning"
-            answer = self._complete(outcome, prompt, purpose).text
             try:
-                module_text, code = split_answer(answer, skill)
-                patch = stage_answer(self.ws, skill, module_text)
+                staged = (
+                    self._propose_skill(task, skill, scene, header, state, outcome)
+                    if skill is not None
+                    else self._propose_plan(task, scene, state, outcome)
+                )
             except (AnswerError, EditError) as error:
-                correction = f"Your answer could not be used: {error}"
-                self.say(f"round {outcome.rounds}: {correction}")
+                state.correction = f"Your answer could not be used: {error}"
+                self.say(f"round {outcome.rounds}: {state.correction}")
                 continue
-            overlay = self._overlay(patch)
-            last = self._attempt(task, scene, skill, patch, code, overlay, outcome.rounds)
-            self.say(f"round {outcome.rounds}:\n{last.outcome()}")
-            verdict = self.teacher.judge(last)
+            if staged is None:  # the plan needs a skill that was not taught
+                return outcome
+            patch, code = staged
+            overlay = self._overlay(patch) if patch.changes else self.ws.skills_dir
+            state.last = self._attempt(task, scene, skill, patch, code, overlay, outcome.rounds)
+            outcome.last = state.last
+            self.say(f"round {outcome.rounds}:\n{state.last.outcome()}")
+            verdict = self.teacher.judge(state.last)
             if verdict.action == "reject":
                 self.say(f"'{task.id}' rejected; nothing was kept")
                 return outcome
             if verdict.action in ("feedback", "hint"):
                 if verdict.action == "hint":
-                    hints.extend(self._parse_hint(task, verdict.text, outcome))
-                correction = verdict.text
+                    state.hints.extend(self._parse_hint(task, verdict.text, outcome))
+                state.correction = verdict.text
                 outcome.corrections.append(verdict.text)
                 self.say(f"{verdict.action}: {verdict.text}")
                 continue
-            if not last.ok:
+            if not state.last.ok:
                 # An accepted failure would be stored as the task's regression check and fail
                 # every later edit: the run must pass first.
-                correction = f"It cannot be kept yet: {last.outcome()}"
-                self.say(correction)
+                state.correction = f"It cannot be kept yet: {state.last.outcome()}"
+                self.say(state.correction)
                 continue
             broken = self._regression(f"{curriculum}/{task.id}", patch, overlay, outcome)
             if broken:
-                regression = "\n".join(broken)
-                correction = "Your change breaks earlier tasks; keep them solvable."
-                self.say(f"the edit breaks earlier tasks and is not kept:\n{regression}")
+                state.regression = "\n".join(broken)
+                state.correction = "Your change breaks earlier tasks; keep them solvable."
+                self.say(f"the edit breaks earlier tasks and is not kept:\n{state.regression}")
                 continue
-            outcome.example = self._commit(task, curriculum, progress, patch, last, scene, outcome)
+            outcome.example = self._commit(
+                task, curriculum, progress, patch, state.last, scene, outcome
+            )
             outcome.accepted = True
-            self.say(f"accepted after {outcome.rounds} round(s); {skill} kept")
+            kept = f"{skill} kept" if skill is not None else "the plan kept as an example"
+            self.say(f"accepted after {outcome.rounds} round(s); {kept}")
             return outcome
         self.say(f"'{task.id}' was not accepted within {self.max_rounds} rounds; nothing was kept")
         return outcome
 
-    def _prompt(
-        self,
-        task: Task,
-        scene: SceneSpec,
-        header: str,
-        current: str | None,
-        last: Attempt | None,
-        correction: str,
-        regression: str,
-        hints: list[str],
-    ) -> str:
-        skill = task.skill.name
+    def _retrieve_for(self, task: Task, state: _Round) -> tuple[str, str]:
+        """The skill headers and the examples a prompt shows, retrieved for the task's backend."""
+        spec = task.spec()
         retrieval = self.memory.retrieve(
-            task.instruction, correction=correction or None, hints=hints
+            task.instruction,
+            correction=state.correction or None,
+            hints=state.hints,
+            capabilities=spec.capabilities,
+            backends=spec.examples_from(),
         )
+        skill = task.skill.name if task.skill is not None else None
         headers = [
             h for s, h in zip(retrieval.skills, retrieval.headers, strict=True) if s.name != skill
         ]
-        skills_text = skills_section(headers)
-        self.table.reset(scene, task.seeds[0])
-        objects = scene_text(self.table)
+        return skills_section(headers), examples_section(retrieval.examples)
+
+    def _describe(self, task: Task, scene: Any) -> str:
+        backend = self.backend(task.backend)
+        backend.reset(scene, task.seeds[0])
+        return backend.describe()
+
+    def _propose_skill(
+        self,
+        task: Task,
+        skill: str,
+        scene: Any,
+        header: str,
+        state: _Round,
+        outcome: TaskOutcome,
+    ) -> tuple[Patch, str]:
+        """Ask for the skill module and its task code; stage the module's edit."""
+        skills_text, examples = self._retrieve_for(task, state)
+        objects = self._describe(task, scene)
         regression_text = (
             "\n# Earlier tasks that must stay solvable (they failed after your last change)\n"
-            f"{regression}\n"
-            if regression
+            f"{state.regression}\n"
+            if state.regression
             else ""
         )
-        if last is not None and correction:
-            return render(
+        last, correction = state.last, state.correction
+        if last is not None and last.module is not None and correction:
+            prompt = render(
                 "refinement",
+                task.prompt_pack(),
                 instruction=task.instruction,
                 scene=objects,
                 module=last.module.rstrip("\n"),
@@ -627,32 +622,125 @@ class Learner:
                 regression=regression_text,
                 skill=skill,
             )
-        examples = examples_section(retrieval.examples)
-        return render(
-            "skill_learning",
-            instruction=task.instruction,
-            scene=objects,
-            skill=skill,
-            header=header,
-            current_module=(
-                f"\nThe module as it is now (change only what the task needs):\n```python\n"
-                f"{current.rstrip()}\n```\n"
-                if current
-                else ""
-            ),
-            skills=skills_text,
-            examples=examples,
-            regression=regression_text,
-            correction=f"\n# Correction\n{correction}\n" if correction else "",
-        )
+            purpose = "refinement"
+        else:
+            module_path = self.ws.skills_dir / f"{skill}.py"
+            current = module_path.read_text(encoding="utf-8") if module_path.exists() else None
+            prompt = render(
+                "skill_learning",
+                task.prompt_pack(),
+                instruction=task.instruction,
+                scene=objects,
+                skill=skill,
+                header=header,
+                current_module=(
+                    f"\nThe module as it is now (change only what the task needs):\n```python\n"
+                    f"{current.rstrip()}\n```\n"
+                    if current
+                    else ""
+                ),
+                skills=skills_text,
+                examples=examples,
+                regression=regression_text,
+                correction=f"\n# Correction\n{correction}\n" if correction else "",
+            )
+            purpose = "skill_learning"
+        answer = self._complete(task, outcome, prompt, purpose).text
+        module_text, code = split_answer(answer, skill)
+        return stage_answer(self.ws, skill, module_text), code
+
+    def _propose_plan(
+        self, task: Task, scene: Any, state: _Round, outcome: TaskOutcome
+    ) -> tuple[Patch, str] | None:
+        """Ask for task code composed of learnt skills; None when it stops for a missing skill.
+
+        When the LLM answers that a skill is missing and the teacher teaches it, the new skill
+        is in the library for the next round's prompt, and this round asks again.
+        """
+        while True:
+            skills_text, examples = self._retrieve_for(task, state)
+            last = state.last
+            previous = ""
+            if last is not None:
+                previous = (
+                    f"\n# Your last plan\n```python\n{last.code.rstrip()}\n```\n"
+                    f"What happened:\n{last.outcome()}\n"
+                )
+            prompt = render(
+                "plan",
+                task.prompt_pack(),
+                instruction=task.instruction,
+                scene=self._describe(task, scene),
+                skills=skills_text,
+                examples=examples,
+                hint=(
+                    f"\n# Hint from the person\n{'; '.join(state.hints)}\n" if state.hints else ""
+                ),
+                previous=previous,
+                correction=f"\n# Correction\n{state.correction}\n" if state.correction else "",
+            )
+            answer = self._complete(task, outcome, prompt, "plan").text
+            missing = next((line for line in answer.splitlines() if line.startswith(MISSING)), "")
+            if not missing:
+                blocks = code_blocks(answer)
+                if not blocks:
+                    raise AnswerError(
+                        "the answer held no code block: answer with the task code in one "
+                        f"```python block beginning with `# task`, or with `{MISSING} ...`"
+                    )
+                return Patch((), _plan_summary(blocks[0])), blocks[0]
+            proposal = missing.removeprefix(MISSING).strip()
+            self.say(f"The plan needs a skill the library lacks: {proposal}")
+            if not self._teach_skill_for(task, scene, proposal, outcome):
+                outcome.missing_skill = proposal
+                return None
+            self.say("Resuming the plan with the new skill.")
+
+    def _teach_skill_for(self, task: Task, scene: Any, proposal: str, outcome: TaskOutcome) -> bool:
+        """Pause a plan to teach the skill it asked for, in the plan's scene; True if kept."""
+        name = proposal.partition(":")[0].strip()
+        if not self.teach_missing:
+            self.teacher.tell(
+                "Teach it first (lyra teach ...) and plan again, or plan with --teach to "
+                "teach it here and resume."
+            )
+            return False
+        if name in outcome.taught:
+            self.teacher.tell(f"It asks for '{name}' again after it was taught; the plan stops.")
+            return False
+        request = self.teacher.teach_missing(task, proposal)
+        if request is None:
+            self.teacher.tell("The skill was not taught; the plan stays paused.")
+            return False
+        try:
+            skill_task = resolve_task(
+                one_off_task(
+                    request.instruction,
+                    task.backend,
+                    scene,
+                    task.seeds[:1],
+                    request.success,
+                    skill=request.name,
+                )
+            )
+        except CurriculumError as error:
+            self.teacher.tell(f"That task cannot be taught: {error}")
+            return False
+        taught_outcome = self.teach(skill_task, TAUGHT, Progress.load(self.ws, TAUGHT))
+        outcome.llm_calls += taught_outcome.llm_calls
+        outcome.tokens += taught_outcome.tokens
+        outcome.taught.append(request.name)
+        if not taught_outcome.accepted:
+            self.teacher.tell("The skill was not taught; the plan stays paused.")
+        return taught_outcome.accepted
 
     def _parse_hint(self, task: Task, hint: str, outcome: TaskOutcome) -> list[str]:
-        prompt = render("hint", instruction=task.instruction, hint=hint)
-        answer = self._complete(outcome, prompt, "hint_parsing").text
+        prompt = render("hint", task.prompt_pack(), instruction=task.instruction, hint=hint)
+        answer = self._complete(task, outcome, prompt, "hint_parsing").text
         return [line[2:].strip() for line in answer.splitlines() if line.startswith("- ")]
 
     def _overlay(self, patch: Patch) -> Path:
-        """A copy of the skills folder with the staged patch applied, for the sandbox to read."""
+        """A copy of the skills folder with the staged patch applied, for the runs to read."""
         root = self.ws.state_dir / "staging" / "skills"
         shutil.rmtree(root, ignore_errors=True)
         root.parent.mkdir(parents=True, exist_ok=True)
@@ -671,46 +759,42 @@ class Learner:
     def _attempt(
         self,
         task: Task,
-        scene: SceneSpec,
-        skill: str,
+        scene: Any,
+        skill: str | None,
         patch: Patch,
         code: str,
-        overlay: Path,
+        skills_root: Path,
         round_: int,
     ) -> Attempt:
+        backend = self.backend(task.backend)
         runs = []
         picture = None
         for seed in task.seeds:
-            run = run_on_seed(
-                self.table,
+            run = run_episode(
+                backend,
                 scene,
                 seed,
                 code,
-                overlay,
-                task.success,
-                task.hold_seconds,
-                self.timeout_s,
+                skills_root=skills_root,
+                success=task.success,
+                hold_seconds=task.hold_seconds,
+                budget=self.budget,
             )
             runs.append(run)
-            if run.result.abandoned:
-                # The worker may still be driving this simulator: start a fresh one.
-                self.table = Tabletop()
-            elif picture is None and self.teacher.wants_pictures:
-                picture = self._picture(task, round_)
-        module = next(c.after for c in patch.changes if c.after is not None)
+            if picture is None and self.teacher.wants_pictures:
+                backend.park()
+                path = self.ws.state_dir / "attempts" / f"{task.id}-{round_}.png"
+                picture = save_png(backend.render(), path)
+        module = next((c.after for c in patch.changes if c.after is not None), None)
         return Attempt(task, round_, skill, module, code, tuple(runs), picture)
-
-    def _picture(self, task: Task, round_: int) -> Path:
-        from envs.ravens.render import clear_view, save_png
-
-        clear_view(self.table)
-        return save_png(self.table, self.ws.state_dir / "attempts" / f"{task.id}-{round_}.png")
 
     def _regression(
         self, task_key: str, patch: Patch, overlay: Path, outcome: TaskOutcome
     ) -> list[str]:
         """Re-run every earlier example that reaches an edited skill; return the failures."""
         edited = {c.path.stem for c in patch.changes if c.before != c.after}
+        if not edited:
+            return []
         tree = SkillTree.of(parse_library(overlay))
         broken = []
         for _, example in iter_examples(self.ws.examples_dir):
@@ -719,7 +803,7 @@ class Learner:
             if not edited & _reach(example.skills, tree):
                 continue
             outcome.regression_checks += 1
-            why = check_example(self.table, example, overlay)
+            why = check_example(self.backend(example.backend), example, overlay)
             self.say(f"re-checked {example.id}: {why or 'ok'}")
             if why:
                 broken.append(f"- {example.task or example.id}: {example.instruction}\n  {why}")
@@ -732,55 +816,91 @@ class Learner:
         progress: Progress,
         patch: Patch,
         attempt: Attempt,
-        scene: SceneSpec,
+        scene: Any,
         outcome: TaskOutcome,
     ) -> Example:
         notes = self._improvement(task, attempt, outcome) if outcome.corrections else ""
+        first = attempt.runs[0]
+        scene = task.spec().load_scene(scene)
         example = Example(
             id=slugify(f"{curriculum}-{task.id}"),
             instruction=task.instruction,
             code=attempt.code,
             skills=skills_called(attempt.code),
+            backend=task.backend,
             task=f"{curriculum}/{task.id}",
-            seed=attempt.runs[0].seed,
+            seed=first.seed,
             scene=scene.model_dump(mode="json", exclude_defaults=True),
-            snapshot=attempt.runs[0].snapshot,
+            snapshot=first.snapshot,
             success=task.success,
             hold_seconds=task.hold_seconds,
             notes=notes,
         )
         # A task may reuse its skill unchanged: then only the example is new.
-        patch = Patch(tuple(c for c in patch.changes if c.before != c.after), patch.summary)
-        example_path = self.ws.examples_dir / f"{example.id}.yaml"
-        progress_path = Progress.path(self.ws, curriculum)
-        files = [c.path for c in patch.changes]
-        begin_commit(self.ws, [*files, example_path, progress_path])
-        patch.apply()
-        save_example(example, self.ws.examples_dir)
+        kept = Patch(tuple(c for c in patch.changes if c.before != c.after), patch.summary)
         progress.accept(task.id, example.id)
-        progress.save(self.ws)
-        end_commit(self.ws)
-        record(self.ws, patch, task=example.task, feedback="\n".join(outcome.corrections) or None)
-        step = Patch(
-            (*patch.changes, FileChange(example_path, None, example_path.read_text())),
-            patch.summary,
+        commit_learnt_step(
+            self.ws,
+            patch=kept,
+            example=example,
+            progress=progress,
+            memory=self.memory,
+            feedback="\n".join(outcome.corrections) or None,
         )
-        commit_step(self.ws, step, example.task or task.id)
-        library = parse_library(self.ws.skills_dir)
-        for change in patch.changes:
-            if change.path.stem in library.records:
-                self.memory.index_skill(library.records[change.path.stem])
-        self.memory.index_example(example)
         return example
 
     def _improvement(self, task: Task, attempt: Attempt, outcome: TaskOutcome) -> str:
         prompt = render(
             "improvement",
+            task.prompt_pack(),
             instruction=task.instruction,
             corrections="\n".join(f"{i}. {c}" for i, c in enumerate(outcome.corrections, 1)),
             task_code=attempt.code.rstrip("\n"),
         )
-        return self._complete(outcome, prompt, "improvement").text.strip()
+        return self._complete(task, outcome, prompt, "improvement").text.strip()
+
+
+def one_off_task(
+    instruction: str,
+    backend: str,
+    scene: Any,
+    seeds: list[int],
+    success: Any,
+    *,
+    skill: str | None = None,
+    task_id: str | None = None,
+    feedback: Sequence[str] = (),
+    review: Sequence[str] = (),
+    hints: Sequence[str] = (),
+) -> Task:
+    """A task outside any curriculum: a skill to teach (``skill``), or else a plan.
+
+    Raises:
+        pydantic.ValidationError: when the skill name or another field is unusable.
+    """
+    import hashlib
+
+    from lyra.curriculum import SkillTarget
+
+    # A digest of the whole instruction keeps two long instructions with one beginning apart.
+    digest = hashlib.sha1(instruction.encode()).hexdigest()[:8]
+    return Task(
+        id=task_id or f"{slugify(instruction, 40)}-{digest}",
+        backend=backend,
+        instruction=instruction,
+        scene=scene,
+        skill=SkillTarget(name=skill, new=True) if skill is not None else None,
+        seeds=seeds,
+        success=success or [],
+        feedback=list(feedback),
+        review=list(review),
+        hints=list(hints),
+    )
+
+
+def _plan_summary(code: str) -> str:
+    called = skills_called(code)
+    return f"a plan of {', '.join(called)}" if called else "a plan of primitives"
 
 
 def _reach(skills: Sequence[str], tree: SkillTree) -> set[str]:
@@ -796,8 +916,6 @@ def _reach(skills: Sequence[str], tree: SkillTree) -> set[str]:
 
 
 def _yaml(text: str) -> dict[str, Any]:
-    import yaml
-
     data = yaml.safe_load(text)
     if not isinstance(data, dict):
         raise AnswerError("the task-setup answer is not a YAML mapping with `objects`")

@@ -1,24 +1,23 @@
-"""``lyra learn``, ``lyra teach`` and ``lyra check``: the learning loop and the regression suite.
+"""``lyra learn``, ``lyra teach``, ``lyra run`` and ``lyra check``: the loop's terminal front end.
 
-Heavy modules (pybullet, lancedb, libcst) are imported inside the handlers.
+This module parses options, builds the loop and prints what it returns; the loop itself, and
+every question it asks a person, live in :mod:`lyra.teach` (the human teacher asks at the
+terminal). Heavy modules (pybullet, lancedb, libcst) are imported inside the handlers.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import time
 from concurrent.futures import as_completed
 from pathlib import Path
-from typing import Any, get_args
-
-from lyra.names import SKILL_NAME, Backend
+from typing import Any
 
 TEACHERS = ("scripted", "human", "llm")
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``learn``, ``teach`` and ``check`` commands."""
+    """Add the ``learn``, ``teach``, ``run`` and ``check`` commands."""
     from lyra.llm.cli import add_llm_option
 
     learn = subparsers.add_parser(
@@ -38,6 +37,7 @@ def register(subparsers: Any) -> None:
         required=True,
         help='the success predicate as YAML, e.g. "[{on_top: {upper: a, lower: b}}]"',
     )
+    _backend_option(teach)
     _common(teach, add_llm_option, default_teacher="human")
     teach.set_defaults(func=_teach)
 
@@ -50,16 +50,28 @@ def register(subparsers: Any) -> None:
     run.add_argument(
         "--workers", type=_positive, default=2, help="curriculum: worker processes (default 2)"
     )
-    run.add_argument(
-        "--backend",
-        choices=get_args(Backend),
-        default="ravens",
-        help="instruction: where the plan runs (default ravens)",
-    )
+    _backend_option(run)
     run.add_argument("--scene", help="instruction: the scene YAML file")
     run.add_argument("--seed", type=int, default=0, help="instruction: layout seed (default 0)")
-    run.add_argument("--hint", action="append", default=[], help="instruction: a hint")
-    run.add_argument("--success", help="instruction: a success predicate as YAML, to check")
+    run.add_argument(
+        "--hint", action="append", default=[], help="instruction: a hint that steers retrieval"
+    )
+    run.add_argument(
+        "--success", help="instruction: the success predicate as YAML; the plan must pass it"
+    )
+    run.add_argument(
+        "--feedback",
+        action="append",
+        default=[],
+        help="instruction, scripted teacher: what to say when a plan fails (repeatable, in order)",
+    )
+    run.add_argument(
+        "--review",
+        action="append",
+        default=[],
+        help="instruction, scripted teacher: what to ask for after a plan that works "
+        "(repeatable, in order)",
+    )
     run.add_argument(
         "--teach",
         action="store_true",
@@ -88,6 +100,13 @@ def _positive(text: str) -> int:
     return value
 
 
+def _backend_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--backend",
+        help="where the task runs: a registered backend (default: the scene file's, else ravens)",
+    )
+
+
 def _common(
     parser: argparse.ArgumentParser, add_llm_option: Any, default_teacher: str = "scripted"
 ) -> None:
@@ -101,16 +120,15 @@ def _common(
     parser.add_argument("--max-rounds", type=int, default=6, help="rounds per task (default 6)")
 
 
-def _learner(args: argparse.Namespace, provider: Any = None) -> Any:
-    """A learner with the teacher of ``--teacher``, on a new session unless one is given."""
+def _learner(args: argparse.Namespace, teach_missing: bool = False) -> tuple[Any, Any]:
+    """A learner with the teacher of ``--teacher``, on a new session log."""
     from lyra.llm import open_session
     from lyra.memory.store import open_memory
-    from lyra.teach import HumanTeacher, Learner, LLMCritic, ScriptedTeacher, scene_text
+    from lyra.teach import HumanTeacher, Learner, LLMCritic, ScriptedTeacher
     from lyra.workspace import find_workspace
 
     workspace = find_workspace()
-    if provider is None:
-        provider = open_session(workspace, args.llm)
+    provider = open_session(workspace, args.llm)
     teacher: Any
     if args.teacher == "scripted":
         teacher = ScriptedTeacher()
@@ -118,9 +136,16 @@ def _learner(args: argparse.Namespace, provider: Any = None) -> Any:
         teacher = HumanTeacher()
     else:
         holder: dict[str, Any] = {}
-        teacher = LLMCritic(provider, lambda: scene_text(holder["learner"].table))
+        teacher = LLMCritic(
+            provider, lambda task: holder["learner"].backend(task.backend).describe()
+        )
     learner = Learner(
-        workspace, provider, teacher, open_memory(workspace), max_rounds=args.max_rounds
+        workspace,
+        provider,
+        teacher,
+        open_memory(workspace),
+        max_rounds=args.max_rounds,
+        teach_missing=teach_missing,
     )
     if args.teacher == "llm":
         holder["learner"] = learner
@@ -128,11 +153,14 @@ def _learner(args: argparse.Namespace, provider: Any = None) -> Any:
 
 
 def _report(outcomes: list[Any], provider: Any) -> int:
-    print(f"\n{'task':<28} {'result':<9} {'rounds':>6} {'LLM calls':>9} {'tokens':>8} re-checks")
+    width = max(28, *(len(o.task) + 1 for o in outcomes)) if outcomes else 28
+    print(
+        f"\n{'task':<{width}} {'result':<9} {'rounds':>6} {'LLM calls':>9} {'tokens':>8} re-checks"
+    )
     for o in outcomes:
         result = "accepted" if o.accepted else "not kept"
         counts = f"{o.rounds:>6} {o.llm_calls:>9} {o.tokens:>8} {o.regression_checks:>9}"
-        print(f"{o.task:<28} {result:<9} {counts}")
+        print(f"{o.task:<{width}} {result:<9} {counts}")
     print(f"session log: {provider.log}")
     return 0 if outcomes and all(o.accepted for o in outcomes) else 1
 
@@ -152,73 +180,42 @@ def _learn(args: argparse.Namespace) -> int:
     return _report(outcomes, provider)
 
 
-def _teach(args: argparse.Namespace) -> int:
+def _one_off(args: argparse.Namespace, instruction: str, **fields: Any) -> Any:
+    """A task outside any curriculum from the command line's scene and predicate, checked."""
     import yaml
 
-    from envs.ravens.scene import load_scene
+    from lyra.backend import load_scene_file
+    from lyra.curriculum import resolve_task
+    from lyra.errors import LyraError
+    from lyra.teach import one_off_task
 
-    task = _one_off_task(
-        args.instruction,
-        args.skill,
-        load_scene(args.scene),
-        args.seed or [0],
-        yaml.safe_load(args.success),
-    )
-    outcome, provider = _teach_one(args, task)
+    if not args.scene:
+        raise LyraError("planning an instruction needs its scene: add --scene SCENE.yaml")
+    backend, scene = load_scene_file(args.scene, args.backend)
+    try:
+        success = yaml.safe_load(args.success) if args.success else []
+    except yaml.YAMLError as error:
+        raise LyraError(f"--success is not valid YAML: {error}") from None
+    return resolve_task(one_off_task(instruction, backend, scene, success=success, **fields))
+
+
+def _teach(args: argparse.Namespace) -> int:
+    from lyra.curriculum import Progress
+    from lyra.teach import TAUGHT
+
+    task = _one_off(args, args.instruction, seeds=args.seed or [0], skill=args.skill)
+    learner, provider = _learner(args)
+    try:
+        outcome = learner.teach(task, TAUGHT, Progress.load(learner.ws, TAUGHT))
+    finally:
+        learner.close()
     return _report([outcome], provider)
 
 
-def _teach_one(args: argparse.Namespace, task: Any, provider: Any = None) -> tuple[Any, Any]:
-    """Teach one task outside any curriculum (stored as "taught"); the outcome and the session."""
-    from lyra.curriculum import Progress
-
-    learner, provider = _learner(args, provider)
-    try:
-        outcome = learner.teach(task, "taught", Progress.load(learner.ws, "taught"))
-    finally:
-        learner.close()
-    return outcome, provider
-
-
-def _one_off_task(instruction: str, skill: str, scene: Any, seeds: list[int], success: Any) -> Any:
-    """A task outside any curriculum, stored under the "taught" curriculum.
-
-    Raises:
-        pydantic.ValidationError: when the skill name or the predicate is unusable.
-    """
-    from lyra.curriculum import SkillTarget, Task
-    from lyra.examples import slugify
-
-    # A digest of the whole instruction keeps two long instructions with one beginning apart.
-    digest = hashlib.sha1(instruction.encode()).hexdigest()[:8]
-    return Task(
-        id=f"{slugify(instruction, 40)}-{digest}",
-        instruction=instruction,
-        scene=scene,
-        skill=SkillTarget(name=skill, new=True),
-        seeds=seeds,
-        success=success,
-    )
-
-
-def _check_one(root: str, path: str) -> tuple[str, str, float]:
-    from envs.ravens.tabletop import Tabletop
-    from lyra.examples import load_example
-    from lyra.teach import check_example
-    from lyra.workspace import Workspace
-
-    start = time.perf_counter()
-    example = load_example(Path(path))
-    table = Tabletop()
-    try:
-        why = check_example(table, example, Workspace(Path(root)).skills_dir)
-    finally:
-        table.close()
-    return example.task or example.id, why, time.perf_counter() - start
-
-
 def _check(args: argparse.Namespace) -> int:
+    from lyra.check import check_file
     from lyra.examples import iter_examples
+    from lyra.workers import worker_pool
     from lyra.workspace import find_workspace
 
     workspace = find_workspace()
@@ -243,10 +240,8 @@ def _check(args: argparse.Namespace) -> int:
         return 0
     start = time.perf_counter()
     rows = []
-    from lyra.workers import worker_pool
-
     with worker_pool(args.workers) as pool:
-        futures = [pool.submit(_check_one, str(workspace.root), p) for p in paths]
+        futures = [pool.submit(check_file, str(workspace.root), p) for p in paths]
         for done, future in enumerate(as_completed(futures), 1):
             task, why, seconds = future.result()
             rows.append((task, why, seconds))
@@ -267,26 +262,24 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from lyra.workspace import find_workspace
-
-    workspace = find_workspace()
     target = Path(args.target)
     if target.suffix in (".yaml", ".yml"):
         if not target.exists():
             from lyra.errors import LyraError
 
             raise LyraError(f"no such curriculum file: {target}")
-        return _run_curriculum(workspace, target, args)
-    return _run_instruction(workspace, args)
+        return _run_curriculum(target, args)
+    return _run_instruction(args)
 
 
-def _run_curriculum(workspace: Any, path: Path, args: argparse.Namespace) -> int:
+def _run_curriculum(path: Path, args: argparse.Namespace) -> int:
     from lyra.curriculum import load_curriculum
     from lyra.run import run_curriculum
+    from lyra.workspace import find_workspace
 
     curriculum = load_curriculum(path)
     gif_dir = Path(args.gif) if args.gif else None
-    rows = run_curriculum(workspace, curriculum, args.seeds, gif_dir, workers=args.workers)
+    rows = run_curriculum(find_workspace(), curriculum, args.seeds, gif_dir, workers=args.workers)
     width = max(24, *(len(row.task) for row in rows))
     print(f"\n{'task':<{width}} {'success':>9} {'mean primitives':>16} {'s per run':>10}")
     for row in rows:
@@ -303,101 +296,39 @@ def _run_curriculum(workspace: Any, path: Path, args: argparse.Namespace) -> int
     return 0 if learnt and all(r.successes == r.runs for r in learnt) else 1
 
 
-def _run_instruction(workspace: Any, args: argparse.Namespace) -> int:
-    import yaml
+def _run_instruction(args: argparse.Namespace) -> int:
+    """Plan an instruction from learnt skills in rounds with the teacher; keep what is accepted."""
+    from lyra.curriculum import Progress
+    from lyra.run import record_gif
+    from lyra.teach import PLANNED
 
-    from envs.ravens.scene import load_scene
-    from envs.ravens.tabletop import Tabletop
-    from lyra.errors import LyraError
-    from lyra.llm import open_session
-    from lyra.memory.store import open_memory
-    from lyra.predicates import from_spec
-    from lyra.run import plan, record_gif
-
-    if args.backend != "ravens":
-        raise LyraError(
-            f"planning on the {args.backend} backend is not built yet; "
-            "use --backend ravens (the pybullet tabletop)"
-        )
-    if not args.scene:
-        raise LyraError("planning an instruction needs its scene: add --scene SCENE.yaml")
-    scene = load_scene(args.scene)
-    provider = open_session(workspace, args.llm)
-    table = Tabletop()
+    task = _one_off(
+        args,
+        args.target,
+        seeds=[args.seed],
+        feedback=args.feedback,
+        review=args.review,
+        hints=args.hint,
+    )
+    learner, _ = _learner(args, teach_missing=args.teach)
     try:
-
-        def planned() -> Any:
-            # Memory is opened afresh each time: a skill taught in the pause must be found.
-            memory = open_memory(workspace)
-            hints = tuple(args.hint)
-            return plan(workspace, provider, memory, table, args.target, scene, args.seed, hints)
-
-        outcome = planned()
-        taught: set[str] = set()
-        while outcome.missing_skill:
-            print(f"The plan needs a skill the library lacks: {outcome.missing_skill}")
-            name = outcome.missing_skill.partition(":")[0].strip()
-            if name in taught:
-                print(f"It asks for '{name}' again after it was taught; the plan stops here.")
-                return 1
-            taught.add(name)
-            if not args.teach:
-                print(
-                    'Teach it first (lyra teach "..." --skill NAME --scene ... --success ...) '
-                    "and run this instruction again, or add --teach to teach it here and resume."
-                )
-                return 1
-            if not _teach_missing(provider, scene, args, outcome.missing_skill):
-                print("The skill was not taught; the plan stays paused.")
-                return 1
-            print("Resuming the plan with the new skill.")
-            outcome = planned()
-        print(f"task code (attempt {outcome.attempts}):\n{outcome.code}")
-        assert outcome.result is not None
-        if not outcome.result.ok:
-            print(f"it failed:\n{outcome.result.feedback}")
+        outcome = learner.teach(task, PLANNED, Progress.load(learner.ws, PLANNED))
+        last = outcome.last
+        if last is None:
             return 1
-        verdict = (
-            from_spec(yaml.safe_load(args.success))(table.world_state()) if args.success else None
-        )
-        print(f"ran with {outcome.result.primitive_calls} primitive calls")
-        if verdict is not None:
-            print("success" if verdict else f"not done: {verdict.reason}")
+        print(f"task code (round {outcome.rounds}):\n{last.code}")
+        run = last.runs[0]
+        print(f"ran with {run.result.primitive_calls} primitive calls")
+        if not outcome.accepted:
+            print(f"not accepted:\n{last.outcome()}")
+            return 1
+        if task.success:
+            print("success: the predicate holds")
+        if outcome.example is not None:
+            print(f"kept as example {outcome.example.id} (lyra check re-runs it)")
         if args.gif:
-            print(f"GIF: {record_gif(table, scene, outcome.code, workspace, Path(args.gif))}")
-        return 0 if verdict is None or verdict else 1
+            backend = learner.backend(task.backend)
+            print(f"GIF: {record_gif(backend, task.scene, last.code, learner.ws, Path(args.gif))}")
+        return 0
     finally:
-        table.close()
-
-
-def _teach_missing(provider: Any, scene: Any, args: argparse.Namespace, missing: str) -> bool:
-    """Pause planning: ask the person for a task that teaches the missing skill, and teach it.
-
-    The task runs in the plan's scene and seed; the person names the skill (the LLM's name is
-    the default), says what the task is and gives its success predicate. True when the skill
-    was accepted.
-    """
-    import yaml
-    from pydantic import ValidationError
-
-    proposed, _, what = (part.strip() for part in missing.partition(":"))
-    while True:
-        answer = input(f"Teach it now? The skill's name [{proposed}] ('no' to stop): ").strip()
-        if answer.lower() == "no":
-            return False
-        skill = answer or proposed
-        if SKILL_NAME.fullmatch(skill):
-            break
-        print(f"'{skill}' is not a skill name: use lower case letters, digits and _")
-    instruction = ""
-    while not instruction:
-        instruction = input(f"The task that shows it, in this scene [{what}]: ").strip() or what
-    while True:
-        text = input("Its success predicate as YAML, e.g. [{on_top: {upper: a, lower: b}}]: ")
-        try:
-            task = _one_off_task(instruction, skill, scene, [args.seed], yaml.safe_load(text))
-            break
-        except (ValidationError, yaml.YAMLError) as error:
-            print(f"That cannot be used: {error}")
-    outcome, _ = _teach_one(args, task, provider)
-    return bool(outcome.accepted)
+        learner.close()

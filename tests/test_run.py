@@ -5,14 +5,15 @@ from pathlib import Path
 
 import pytest
 
+from envs.ravens.predicates import stacked
 from envs.ravens.scene import load_scene
-from envs.ravens.tabletop import Tabletop
 from lyra.cli import main
+from lyra.curriculum import Progress
+from lyra.examples import load_example
 from lyra.library.parse import parse_library
 from lyra.llm import Completion
 from lyra.memory.store import open_memory
-from lyra.predicates import stacked
-from lyra.run import plan
+from lyra.teach import PLANNED, Learner, ScriptedTeacher, one_off_task
 from lyra.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,56 +48,77 @@ def test_run_curriculum_prints_the_success_table(learnt: Workspace, monkeypatch,
 
 
 class PlanLLM:
+    """Answers plan prompts in order (and the improvement note, when corrections were made)."""
+
     def __init__(self, *answers: str) -> None:
         self.answers = list(answers)
         self.prompts: list[str] = []
 
     def complete(self, messages, *, purpose: str) -> Completion:
+        if purpose == "improvement":
+            return Completion(
+                "Problem: wrong names. Lesson: use the listed names.",
+                "s",
+                1,
+                1,
+                0.0,
+                "s",
+                "the test",
+            )
         assert purpose == "plan"
         self.prompts.append(messages[-1].content)
         return Completion(self.answers.pop(0), "scripted", 1, 1, 0.0, "scripted", "the test")
 
 
-def planner(learnt: Workspace, llm: PlanLLM):
-    memory = open_memory(learnt)
-    memory.rebuild(learnt, list(parse_library(learnt.skills_dir)))
-    table = Tabletop()
-    outcome = plan(
-        learnt,
-        llm,
-        memory,
-        table,
-        "Build a tower: blue at the bottom, then green, then red.",
-        load_scene(SCENE),
-        4,
-    )
-    return outcome, table
+TOWER = "Build a tower: blue at the bottom, then green, then red."
+TOWER_SUCCESS = [{"stacked": ["blue_block", "green_block", "red_block"]}]
 
 
-def test_plan_composes_learnt_skills_and_retries_with_the_error(learnt: Workspace) -> None:
+def planner(learnt: Workspace, llm: PlanLLM, success=TOWER_SUCCESS):
+    task = one_off_task(TOWER, "ravens", load_scene(SCENE), [4], success)
+    learner = Learner(learnt, llm, ScriptedTeacher(), open_memory(learnt), say=lambda _: None)
+    outcome = learner.teach(task, PLANNED, Progress.load(learnt, PLANNED))
+    return outcome, learner
+
+
+def test_plan_composes_learnt_skills_takes_a_correction_and_is_kept(learnt: Workspace) -> None:
     wrong = "```python\n# task\nfrom skills.stack_tower import stack_tower\nstack_tower(['blue', 'green', 'red'])\n```"
     right = "```python\n# task\nfrom skills.stack_tower import stack_tower\nstack_tower(['blue_block', 'green_block', 'red_block'])\n```"
     llm = PlanLLM(wrong, right)
-    outcome, table = planner(learnt, llm)
-    assert (outcome.attempts, outcome.result.ok) == (2, True)
-    assert stacked(table.world_state(), ["blue_block", "green_block", "red_block"])
+    outcome, learner = planner(learnt, llm)
+    try:
+        assert (outcome.rounds, outcome.accepted) == (2, True)
+        assert stacked(
+            learner.backend("ravens").world_state(), ["blue_block", "green_block", "red_block"]
+        )
+    finally:
+        learner.close()
     assert (
         "def stack_tower(\n    names: list[str],\n    *,\n    offset_x: float = 0.0,\n"
         "    offset_y: float = 0.0,\n    turn_deg: float = 0.0,\n) -> None:" in llm.prompts[0]
     )
     assert "Task: Stack the red, green and blue blocks into a tower" in llm.prompts[0]
-    assert "# Your last plan failed" in llm.prompts[1] and "unknown object 'blue'" in llm.prompts[1]
-    table.close()
+    assert "# Your last plan\n```python\n# task\n" in llm.prompts[1]
+    assert "unknown object 'blue'" in llm.prompts[1]
+    assert "# Correction\nIt is not done yet: fix what went wrong.\n" in llm.prompts[1]
+    # The accepted plan is an example now: its scene, seed, predicate and final poses.
+    example = load_example(learnt.examples_dir / f"{outcome.example.id}.yaml")
+    assert example.task == f"planned/{outcome.task}" and example.seed == 4
+    assert example.code.endswith("stack_tower(['blue_block', 'green_block', 'red_block'])\n")
+    assert example.skills == ["stack_tower"] and example.success == TOWER_SUCCESS
+    assert example.notes.startswith("Problem: wrong names.")
+    assert sorted(example.snapshot) == ["blue_block", "green_block", "red_block"]
 
 
 def test_plan_stops_when_a_skill_is_missing(learnt: Workspace) -> None:
     llm = PlanLLM("MISSING SKILL: build_pyramid: stack blocks into a pyramid of rows")
-    outcome, table = planner(learnt, llm)
-    assert (outcome.missing_skill, outcome.result) == (
+    outcome, learner = planner(learnt, llm)
+    learner.close()
+    assert (outcome.missing_skill, outcome.accepted, outcome.last) == (
         "build_pyramid: stack blocks into a pyramid of rows",
+        False,
         None,
     )
-    table.close()
 
 
 PARAPHRASES = {
@@ -311,14 +333,13 @@ def test_run_pauses_to_teach_a_missing_skill_and_resumes(
         answer("MISSING SKILL: place_in_row: set blocks side by side along y with a gap"),
         answer(ROW_HEADER),
         answer(f"```python\n{ROW_MODULE}```\n\n```python\n{ROW_TASK}```\n"),
-        answer("Problem: none. Lesson: measure gaps between faces."),
         answer(f"```python\n{ROW_TASK}```"),
     ]
     monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
     monkeypatch.setenv("LYRA_LLM_BASE_URL", chat_server.url)
     # The person: keeps the proposed name, describes the task, gives its predicate, then
-    # (as the human teacher) accepts the header and the first round.
-    person = ["", "Put the three blocks in a row along y, 5 mm apart.", ROW_SUCCESS, "", "1"]
+    # (as the human teacher) accepts the header and the skill's first round, then the plan.
+    person = ["", "Put the three blocks in a row along y, 5 mm apart.", ROW_SUCCESS, "", "1", "1"]
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(person) + "\n"))
     instruction = "Line the red, green and blue blocks up along y with 5 mm gaps, red first."
     code = main(
@@ -343,7 +364,10 @@ def test_run_pauses_to_teach_a_missing_skill_and_resumes(
     )
     assert "accepted after 1 round(s); place_in_row kept" in out
     assert "Resuming the plan with the new skill." in out
-    assert out.rstrip().endswith("success")
+    assert (
+        "success: the predicate holds\nkept as example planned_line_the_red_green_and_blue_blocks_up_al"
+        in out
+    )
     assert code == 0
     module = (learnt.skills_dir / "place_in_row.py").read_text()
     assert module == ROW_MODULE.removeprefix("# skills/place_in_row.py\n")
@@ -356,10 +380,12 @@ def test_run_refuses_an_unbuilt_backend_and_a_missing_scene(
     learnt: Workspace, monkeypatch, capsys
 ) -> None:
     monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
-    assert main(["run", "Stack the blocks.", "--backend", "kitchen"]) == 1
+    (learnt.root / "scene.yaml").write_text("objects: [{type: block, color: red}]\n")
+    scene = str(learnt.root / "scene.yaml")
+    assert main(["run", "Stack the blocks.", "--scene", scene, "--backend", "kitchen"]) == 1
     assert capsys.readouterr().err == (
-        "lyra: planning on the kitchen backend is not built yet; "
-        "use --backend ravens (the pybullet tabletop)\n"
+        "lyra: no backend named 'kitchen'. Known backends: ravens (a backend package registers "
+        "itself in the 'lyra.backends' entry-point group)\n"
     )
     assert main(["run", "Stack the blocks."]) == 1
     assert capsys.readouterr().err == (

@@ -1,10 +1,25 @@
 """The Ravens-style pybullet tabletop: a Panda with a suction tool, boxes, plates and zones.
 
-Importing this package registers the Gymnasium environment ``lyra/RavensTabletop-v0``; the
-physics (pybullet) is imported only when an environment is made.
+Importing this package registers the Gymnasium environment ``lyra/RavensTabletop-v0`` and
+defines ``SPEC``, the lyra backend ``ravens`` (found through the ``lyra.backends`` entry point);
+the physics (pybullet) is imported only when an environment or a backend is made.
 """
 
 from gymnasium.envs.registration import register
+
+from lyra.api import PRIMITIVES
+from lyra.backend import BackendSpec
+
+SPEC = BackendSpec(
+    name="ravens",
+    summary="a pybullet Panda with a suction tool over a table of boxes, Ravens-style",
+    capabilities=frozenset(PRIMITIVES),
+    factory="envs.ravens.backend:RavensBackend",
+    scene="envs.ravens.scene:SceneSpec",
+    predicates="envs.ravens.predicates:PREDICATES",
+    prompts="envs.ravens.prompts:PACK",
+    bench="envs.ravens.bench:TASKS",
+)
 
 register(
     id="lyra/RavensTabletop-v0",

@@ -16,6 +16,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from envs.ravens.predicates import PREDICATES
 from envs.ravens.scene import SceneSpec, load_scene
 from envs.ravens.tabletop import Tabletop, TabletopConfig
 from lyra.errors import LyraError
@@ -45,7 +46,7 @@ class RavensTabletopEnv(gym.Env[ObsType, ActType]):
     ) -> None:
         self.embodiment = Tabletop(config)
         self.scene = load_scene(scene) if scene is not None else SceneSpec()
-        self.success = from_spec(success) if isinstance(success, list) else success
+        self.success = from_spec(success, PREDICATES) if isinstance(success, list) else success
         self.render_mode = render_mode
         self.object_order: list[str] = []
         box = self.embodiment.config
@@ -86,7 +87,7 @@ class RavensTabletopEnv(gym.Env[ObsType, ActType]):
             self._set_observation_space(sum(group.count for group in self.scene.objects))
         if "success" in options:
             spec = options["success"]
-            self.success = from_spec(spec) if isinstance(spec, list) else spec
+            self.success = from_spec(spec, PREDICATES) if isinstance(spec, list) else spec
         layout_seed = int(self.np_random.integers(2**31)) if seed is None else seed
         self.embodiment.reset(self.scene, layout_seed)
         self.object_order = sorted(self.embodiment.bodies)

@@ -15,6 +15,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from lyra.backend import format_validation_error
 from lyra.errors import LyraError
 
 ObjectKind = Literal["block", "plate", "tile", "beam", "plank", "bowl", "zone"]
@@ -200,16 +201,6 @@ def load_scene(source: SceneSpec | dict[str, Any] | str | Path) -> SceneSpec:
         return SceneSpec.model_validate(data)
     except ValidationError as error:
         raise SceneError(f"{where}: {format_validation_error(error)}") from None
-
-
-def format_validation_error(error: ValidationError) -> str:
-    """Return pydantic's errors as ``field.path: message`` lines."""
-    lines = []
-    for item in error.errors():
-        field = ".".join(str(part) for part in item["loc"]) or "(top level)"
-        got = f" (got {item['input']!r})" if item["type"] == "literal_error" else ""
-        lines.append(f"{field}: {item['msg']}{got}")
-    return "; ".join(lines)
 
 
 def _default_mass(kind: str, size: tuple[float, float, float]) -> float:

@@ -21,11 +21,17 @@ import pybullet
 import pybullet_data
 from pybullet_utils.bullet_client import BulletClient
 
+from envs.ravens.predicates import on_top
 from envs.ravens.scene import COLORS, PlacedObject, SceneSpec, layout
 from lyra.embodiment import ObjectState, WorkspaceBox
-from lyra.errors import GraspError, MotionError, UnknownObjectError, UnreachablePoseError
+from lyra.errors import (
+    GraspError,
+    MotionError,
+    StoppedError,
+    UnknownObjectError,
+    UnreachablePoseError,
+)
 from lyra.geometry import Point, Pose, Size, quat_to_matrix, wrap_angle
-from lyra.predicates import on_top
 
 ARM_JOINTS = tuple(range(7))
 FINGER_JOINTS = (9, 10)
@@ -177,7 +183,8 @@ class Tabletop:
         self.robot = -1
         self.grasp: _Grasp | None = None
         self.steps = 0
-        self.frame_hook: Callable[[str], None] | None = None
+        # Set from another thread by stop(); read before every physics step.
+        self._stopped = False
 
     # -- scene -----------------------------------------------------------------------------
 
@@ -208,6 +215,7 @@ class Tabletop:
         self.grasp = None
         self._touch_allowed: set[int] = set()
         self.steps = 0
+        self._stopped = False
         shapes: dict[tuple[str, tuple[float, float, float], str], tuple[int, int]] = {}
         for placed in layout(scene, seed):
             key = (placed.kind, placed.size, placed.color)
@@ -269,6 +277,23 @@ class Tabletop:
             rgbaColors=[rgba] * 5,
         )
         return collision, visual
+
+    @property
+    def sim_time(self) -> float:
+        """Simulated seconds since the last reset."""
+        return self.steps * self.config.time_step
+
+    def stop(self) -> None:
+        """Preempt the running motion at its next physics step; motions fail until a reset.
+
+        Safe to call from any thread: it only sets a flag the stepping thread reads.
+        """
+        self._stopped = True
+
+    def hold(self, seconds: float) -> None:
+        """Let the world run for ``seconds`` of simulated time with the arm where it is."""
+        for _ in range(round(seconds / self.config.time_step)):
+            self._step()
 
     def close(self) -> None:
         """Disconnect both physics clients (again is fine)."""
@@ -403,7 +428,6 @@ class Tabletop:
             raise MotionError(f"the tool did not reach '{name}' to pick it")
         self._attach(name)
         self._line(target.with_z(self._transit_height()), yaw, self.config.approach_speed)
-        self._frame(f"pick {name}")
 
     def place(self, pose: Pose) -> None:
         """Lower the held object until its centre reaches the pose or it rests on something."""
@@ -423,7 +447,6 @@ class Tabletop:
             self.ee_pose().position + Point(0, 0, 0.05), tool_yaw, self.config.approach_speed
         )
         self.settle()
-        self._frame(f"place {name}")
 
     def put_first_on_second(self, obj: str, target: str | Pose, yaw: float | None) -> None:
         """Pick ``obj`` and set it down centred on ``target``, on top of whatever is there."""
@@ -478,6 +501,11 @@ class Tabletop:
         )
 
     def _step(self) -> None:
+        if self._stopped:
+            self._command(self._joints())
+            raise StoppedError(
+                "the motion was stopped because its run was given up; reset the scene to go on"
+            )
         self.sim.stepSimulation()
         self.steps += 1
 
@@ -794,7 +822,3 @@ class Tabletop:
             if np.linalg.norm(linear) > 2e-3 or np.linalg.norm(angular) > 2e-2:
                 return False
         return True
-
-    def _frame(self, label: str) -> None:
-        if self.frame_hook is not None:
-            self.frame_hook(label)

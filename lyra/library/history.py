@@ -126,6 +126,20 @@ def record(
     return recorded
 
 
+def record_paths(workspace: Workspace, patch: Patch) -> list[Path]:
+    """The files :func:`record` would write for a patch, so that a journal can undo them."""
+    paths = []
+    for change in patch.changes:
+        if change.after is None or change.path.parent != workspace.skills_dir:
+            continue
+        skill = change.path.stem
+        folder = history_dir(workspace, skill)
+        count = len(versions(workspace, skill))
+        new = 2 if change.before is not None and count == 0 else 1
+        paths += [folder / _LOG, *(folder / f"{count + i:04d}.py" for i in range(1, new + 1))]
+    return paths
+
+
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["git", "-C", str(root), *args], capture_output=True, text=True, check=False
@@ -157,7 +171,7 @@ def commit_step(workspace: Workspace, patch: Patch, task: str) -> str | None:
     present = [p for p in paths if (root / p).exists() or p in tracked]
     for args in (
         ("add", "-A", "--", *present),
-        ("commit", "-q", "-m", f"lyra: {task}: {patch.summary}", "--", *present),
+        ("commit", "-q", "-m", commit_message(task, patch), "--", *present),
     ):
         done = _git(root, *args)
         if done.returncode != 0:
@@ -166,6 +180,29 @@ def commit_step(workspace: Workspace, patch: Patch, task: str) -> str | None:
                 "fix the repository (for example set user.name and user.email) and commit by hand"
             )
     return _git(root, "rev-parse", "HEAD").stdout.strip()
+
+
+def commit_message(task: str, patch: Patch) -> str:
+    """The message of the commit :func:`commit_step` makes."""
+    return f"lyra: {task}: {patch.summary}"
+
+
+def git_head(root: Path) -> tuple[str, str] | None:
+    """The id and subject of the last commit, ("", "") with none yet; None if not a repository."""
+    if _git(root, "rev-parse", "--is-inside-work-tree").returncode != 0:
+        return None
+    done = _git(root, "log", "-1", "--format=%H%n%s")
+    head, _, subject = done.stdout.strip().partition("\n") if done.returncode == 0 else ("", "", "")
+    return head, subject
+
+
+def unstage(root: Path, paths: list[Path]) -> None:
+    """Take files out of git's index again (after a failed commit); the work tree is untouched."""
+    names = [str(path.relative_to(root)) for path in paths]
+    if _git(root, "rev-parse", "--verify", "-q", "HEAD").returncode == 0:
+        _git(root, "reset", "-q", "--", *names)
+    else:
+        _git(root, "rm", "-q", "--cached", "--ignore-unmatch", "--", *names)
 
 
 def revert(

@@ -23,6 +23,7 @@ from lancedb.pydantic import LanceModel
 from lancedb.query import LanceVectorQueryBuilder
 from lancedb.table import Table
 
+from lyra.api import PRIMITIVES
 from lyra.examples import Example, iter_examples
 from lyra.library import SkillRecord
 from lyra.memory.embedders import Embedder, EmbedderConfig, describe, make_embedder
@@ -46,6 +47,8 @@ EMBEDDER_KEY = b"lyra.embedder"
 VECTOR_INDEX_MIN_ROWS = 50_000
 VECTOR_PROBES = 10
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# An SQL list that matches nothing (an empty IN list is not valid SQL).
+_NONE = "''"
 
 
 @dataclass(frozen=True)
@@ -230,6 +233,8 @@ class Memory:
         k_examples: int = 10,
         k_skills: int = 5,
         methods: Collection[Method] | None = None,
+        capabilities: Collection[str] | None = None,
+        backends: Collection[str] | None = None,
     ) -> Retrieval:
         """What planning a task needs: similar examples and the relevant skill headers.
 
@@ -243,6 +248,10 @@ class Memory:
                 returned examples call, and hinted skills, come on top.
             methods: ``text``, ``vector`` or both (hybrid, fused by reciprocal rank);
                 default: both where there is an embedder, else ``text``.
+            capabilities: the primitives of the backend the task runs on; only skills that
+                reach no other primitive, directly or through the skills they call, are
+                offered. None: every skill.
+            backends: the backends whose examples may be shown; None: every example.
 
         Returns:
             The queries run, the examples best first, and the skills in prompt order.
@@ -253,13 +262,55 @@ class Memory:
         queries += [Query(f"hint {i}", hint) for i, hint in enumerate(hints, start=1)]
         methods = self._methods(methods)
         vectors = self._embed(queries, methods)
+        usable = self._usable_skills(capabilities)
         examples = [
-            _example_hit(f) for f in self._search(EXAMPLES, queries, vectors, k_examples, methods)
+            _example_hit(f)
+            for f in self._search(
+                EXAMPLES, queries, vectors, k_examples, methods, self._example_filter(backends)
+            )
         ]
-        similar = self._search(SKILLS, queries, vectors, k_skills, methods)
-        return Retrieval(
-            tuple(queries), tuple(examples), self._skill_hits(similar, examples, hints)
+        skill_filter = None if usable is None else f"name IN ({_sql_list(usable) or _NONE})"
+        similar = self._search(SKILLS, queries, vectors, k_skills, methods, skill_filter)
+        hits = self._skill_hits(similar, examples, hints)
+        if usable is not None:
+            hits = tuple(hit for hit in hits if hit.name in usable)
+        return Retrieval(tuple(queries), tuple(examples), hits)
+
+    def _usable_skills(self, capabilities: Collection[str] | None) -> set[str] | None:
+        """The skills a backend with these primitives can run; None when that is every skill."""
+        table = self._table(SKILLS)
+        if capabilities is None or table is None:
+            return None
+        rows = (
+            table.search()
+            .select(["name", "calls_skills", "calls_primitives"])
+            .limit(max(1, table.count_rows()))
+            .to_list()
         )
+        uses = {row["name"]: row for row in rows}
+        # The value types (Point, Pose) come from lyra.api too; only primitives can be missing.
+        lacking = set(PRIMITIVES) - set(capabilities)
+        unusable = {name for name, row in uses.items() if lacking & set(row["calls_primitives"])}
+        # Then every skill that calls one of those (or a skill that is not there), until none.
+        while True:
+            more = {
+                name
+                for name, row in uses.items()
+                if name not in unusable
+                and any(c in unusable or c not in uses for c in row["calls_skills"])
+            }
+            if not more:
+                break
+            unusable |= more
+        return set(uses) - unusable if unusable else None
+
+    def _example_filter(self, backends: Collection[str] | None) -> str | None:
+        """The filter that keeps the examples of these backends; None when none would go."""
+        table = self._table(EXAMPLES)
+        if backends is None or table is None:
+            return None
+        kept = f"backend IN ({_sql_list(backends)})"
+        return kept if table.count_rows(f"NOT ({kept})") else None
 
     def _methods(self, methods: Collection[Method] | None) -> Collection[Method]:
         if methods is not None:
@@ -285,6 +336,7 @@ class Memory:
         vectors: npt.NDArray[np.float32] | None,
         limit: int,
         methods: Collection[Method],
+        where: str | None = None,
     ) -> list[Fused]:
         table = self._table(spec)
         if table is None or limit < 1:
@@ -294,11 +346,10 @@ class Memory:
         searches: list[tuple[str, Method, Callable[[], list[dict[str, Any]]]]] = []
         for i, query in enumerate(queries):
             if "text" in methods:
-                searches.append(
-                    (query.label, "text", partial(_text_rows, table, spec, query, depth))
-                )
+                run = partial(_text_rows, table, spec, query, depth, where)
+                searches.append((query.label, "text", run))
             if vectors is not None:
-                run = partial(_vector_rows, table, spec, vectors[i], depth)
+                run = partial(_vector_rows, table, spec, vectors[i], depth, where)
                 searches.append((query.label, "vector", run))
         # Issued together, the lists cost about as much as the slowest one: LanceDB does the work
         # on its own threads, and the Python threads here only wait.
@@ -350,21 +401,23 @@ class Memory:
         return {row["name"]: row["header"] for row in rows}
 
 
-def _text_rows(table: Table, spec: _Spec, query: Query, limit: int) -> list[dict[str, Any]]:
+def _text_rows(
+    table: Table, spec: _Spec, query: Query, limit: int, where: str | None
+) -> list[dict[str, Any]]:
     # A plain string is matched as words: quotes or colons in an instruction are not syntax.
-    rows = (
-        table.search(query.text, query_type="fts", fts_columns=spec.text)
-        .select([*spec.columns, "_score"])
-        .limit(limit)
-        .to_list()
-    )
+    search = table.search(query.text, query_type="fts", fts_columns=spec.text)
+    if where is not None:
+        search = search.where(where, prefilter=True)
+    rows = search.select([*spec.columns, "_score"]).limit(limit).to_list()
     return [{**row, "score": row["_score"]} for row in rows]
 
 
 def _vector_rows(
-    table: Table, spec: _Spec, vector: npt.NDArray[np.float32], limit: int
+    table: Table, spec: _Spec, vector: npt.NDArray[np.float32], limit: int, where: str | None
 ) -> list[dict[str, Any]]:
     search = cast(LanceVectorQueryBuilder, table.search(vector, query_type="vector"))
+    if where is not None:
+        search = search.where(where, prefilter=True)
     # With an IVF index, 10 of its ~sqrt(rows) partitions are searched: at 100k rows 7 ms
     # instead of 12 ms for LanceDB's default of 20. Measured against exact search, recall@10
     # stays 1.0 on clustered vectors (as instruction embeddings are) and drops to 0.59 only on

@@ -1,6 +1,9 @@
 """The prompt templates, as text files beside this module, and what fills them.
 
 Templates use ``${name}`` placeholders (string.Template), so code in them needs no escaping.
+What a prompt says about the robot and its world comes from the backend's :class:`PromptPack`:
+its workspace frame, what a line of its scene listing holds, notes that replace a primitive's
+generic docstring, and templates of its own (how to write one of its scenes).
 """
 
 from __future__ import annotations
@@ -8,10 +11,31 @@ from __future__ import annotations
 import inspect
 import string
 import textwrap
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 HERE = Path(__file__).parent
+
+
+@dataclass(frozen=True, eq=False)
+class PromptPack:
+    """What the prompts say about one backend.
+
+    Attributes:
+        frame: the workspace frame, as the system prompt's rules state it.
+        scene_legend: what each line of the scene listing gives, in order.
+        primitive_docs: docstrings that replace a primitive's own for this backend (its object
+            kinds, how its gripper moves).
+        templates: template texts that replace lyra's of the same name, or add one (the
+            tabletop's ``task_setup``, which writes one of its scenes from words).
+    """
+
+    frame: str
+    scene_legend: str
+    primitive_docs: Mapping[str, str] = field(default_factory=dict)
+    templates: Mapping[str, str] = field(default_factory=dict)
 
 
 @cache
@@ -20,24 +44,36 @@ def template(name: str) -> string.Template:
     return string.Template((HERE / f"{name}.md").read_text(encoding="utf-8"))
 
 
-def render(name: str, **values: str) -> str:
-    """Fill a template; every placeholder must be given (a missing one raises KeyError)."""
-    return template(name).substitute(values)
+def render(name: str, pack: PromptPack, **values: str) -> str:
+    """Fill a template, the backend's own where it has one; every placeholder must be given.
+
+    The pack's ``frame`` and ``scene_legend`` fill the placeholders of those names.
+
+    Raises:
+        KeyError: a placeholder has no value, or neither lyra nor the pack has the template.
+    """
+    text = pack.templates.get(name)
+    chosen = string.Template(text) if text is not None else template(name)
+    return chosen.substitute({"frame": pack.frame, "scene_legend": pack.scene_legend, **values})
 
 
-@cache
-def primitives_reference() -> str:
-    """Every lyra.api primitive: its signature and its whole docstring, which says what it does."""
+def primitives_reference(capabilities: Collection[str], docs: Mapping[str, str]) -> str:
+    """The primitives a backend has: each signature and its docstring, which says what it does.
+
+    Args:
+        capabilities: the primitives to list; the facade's others are left out.
+        docs: the backend's docstrings that replace the facade's, by primitive.
+    """
     from lyra import api
 
     entries = []
-    for name in api.__all__:
-        function = getattr(api, name)
-        if not inspect.isfunction(function):
+    for name in api.PRIMITIVES:
+        if name not in capabilities:
             continue
+        function = getattr(api, name)
         # Annotations are strings under `from __future__ import annotations`: drop the quotes.
         signature = str(inspect.signature(function)).replace("'", "")
-        doc = textwrap.indent(inspect.getdoc(function) or "", "  ")
+        doc = textwrap.indent(docs.get(name) or inspect.getdoc(function) or "", "  ")
         entries.append(f"- `{name}{signature}`\n{doc}")
     entries.append(
         "- `Point(x, y, z)`, `Pose(position, orientation)` (with `Pose.from_yaw(point, "
@@ -46,6 +82,9 @@ def primitives_reference() -> str:
     return "\n".join(entries)
 
 
-def system_prompt() -> str:
-    """The system message every learning prompt starts with."""
-    return render("system", primitives=primitives_reference())
+@cache
+def system_prompt(pack: PromptPack, capabilities: frozenset[str]) -> str:
+    """The system message every prompt of a backend starts with."""
+    return render(
+        "system", pack, primitives=primitives_reference(capabilities, pack.primitive_docs)
+    )

@@ -120,7 +120,8 @@ def test_unknown_predicate(tmp_path: Path) -> None:
     path = write(tmp_path, VALID.replace("on_top: {upper", "over: {upper"))
     assert error_of(path) == (
         f"{path}:13: tasks.0.success: unknown predicate 'over': use one of aligned, area_clear, "
-        "fills, inside, next_to, offset, on_table, on_top, rotated_by, stacked, within_distance"
+        "at_point, eventually, fills, inside, joint_value, next_to, offset, on_table, on_top, "
+        "rotated_by, signal, stacked, within_distance"
     )
 
 
@@ -176,7 +177,7 @@ def test_every_problem_is_reported(tmp_path: Path) -> None:
     )
     path = write(tmp_path, text)
     assert error_of(path).splitlines() == [
-        f"{path}:2: backend: Input should be 'ravens', 'kitchen', 'metaworld' or 'fr3'",
+        f"{path}:2: backend: no backend named 'mujoco'; registered backends: ravens",
         f"{path}:12: tasks.0.seeds.0: Input should be a valid integer, unable to parse string "
         "as an integer",
     ]

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import lyra
+from envs.ravens.bench import SITE, STAGING
+from envs.ravens.predicates import stacked
 from envs.ravens.scene import load_scene
 from envs.ravens.tabletop import Tabletop
 from lyra.api import (
@@ -16,10 +18,8 @@ from lyra.api import (
     put_first_on_second,
     relative_point,
 )
-from lyra.bench import SITE, STAGING
 from lyra.errors import GraspError, UnknownObjectError, UnreachablePoseError
 from lyra.geometry import Point, Pose
-from lyra.predicates import stacked
 
 
 def test_pick_and_place_lands_within_5_mm(two_blocks: Tabletop) -> None:

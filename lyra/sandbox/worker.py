@@ -1,22 +1,16 @@
-"""Run generated plan code against an embodiment, and turn every way it can fail into feedback.
+"""The code worker: the process that checks generated code and runs it, far from the backend.
 
-Code an LLM wrote, and the skill modules it imports (also LLM-written), are untrusted. Before
-anything runs, each module is parsed, checked against :mod:`lyra.policy` and a few sandbox rules,
-and every ``skills.*`` import is resolved to an existing module; while it runs, it sees builtins
-without I/O or reflection, an import function that admits only the allow-listed modules (as
-read-only views of their public names), a wall-clock limit and a primitive-call budget.
-
-Why a worker thread and instrumented code, not a subprocess: the embodiment (a pybullet client,
-a MuJoCo model, a franky connection) lives in this process and must be driven from here. So the
-code runs in a worker thread, and every loop body, function body, comprehension and ``except`` or
-``finally`` block of the generated code first calls a tick that raises :class:`_Timeout` past the
-deadline. The tick also runs at the top of each handler, so even a bare ``except:`` cannot keep
-the code alive. What no in-process mechanism can stop is a single C call that never returns (for
-example ``sum(itertools.count())``) or a primitive that hangs: the caller still gets its result
-after the limit plus a grace period, marked ``abandoned``, and must discard that embodiment.
-
-This guards against a model's mistakes and the known ways out of a Python namespace; it is not
-a boundary against a determined adversary. Teach untrusted models inside a container.
+It starts as a fork of the zygote (:mod:`lyra.sandbox.zygote`), receives one job (the code, the
+skill modules it may import, its time limit) and runs it. The primitives it sees are stand-ins:
+each call is sent to the trusted process as values, run there against the real backend, and its
+result (or its error) comes back as values; nothing of the trusted side is reachable from here.
+What this process enforces is the friendly layer that turns mistakes into feedback the LLM can
+act on: each module is parsed, checked against :mod:`lyra.policy` and a few rules of its own,
+and every ``skills.*`` import resolved to a module it was given; the code sees builtins without
+I/O or reflection, an import function that admits only the allow-listed modules (as read-only
+views of their public names), and a deadline on its own running time, which the time the trusted
+side spends inside a primitive does not count against. The trusted side counts the primitive
+calls and the simulated time, and kills this process if it stops answering.
 """
 
 from __future__ import annotations
@@ -25,26 +19,24 @@ import ast
 import builtins
 import importlib
 import io
-import threading
+import os
+import socket
 import time
 import traceback
 import types
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
-from lyra.embodiment import use
+from lyra import api, errors
 from lyra.library.errors import UnknownSkillError
-from lyra.library.parse import skill_paths
 from lyra.policy import ALLOWED_MODULES, FORBIDDEN_NAMES, Violation, check_tree
+from lyra.sandbox import wire
 
 ErrorKind = Literal["policy", "syntax", "timeout", "budget", "exception"]
 
 MAX_SOURCE_BYTES = 100_000
 MAX_OUTPUT_CHARS = 20_000
-# How long past the deadline the caller waits for a worker stuck outside the generated code.
-GRACE_S = 2.0
+MAX_FEEDBACK_CHARS = 20_000
 
 _TICK = "__lyra_tick__"
 # Feedback quotes a source line under the message that points at it.
@@ -114,34 +106,6 @@ _HIDDEN_NAMES: dict[str, frozenset[str]] = {
 }
 
 
-@dataclass(frozen=True)
-class RunResult:
-    """What running generated code did.
-
-    Attributes:
-        ok: the code ran to its end within the limits without raising.
-        feedback: for the LLM and the person: what went wrong, where (file, line and the source
-            line quoted) and what to do; empty when ok.
-        primitive_calls: how many lyra.api primitives the code called.
-        wall_s: seconds from the start of the checks to the end of the run.
-        error: which kind of failure, None when ok: ``policy`` (refused before running: a
-            forbidden construct, a skill that does not exist, an oversized answer), ``syntax``
-            (no code, or code that does not compile), ``timeout``, ``budget`` (too many
-            primitive calls) or ``exception``.
-        output: what the code printed, cut at MAX_OUTPUT_CHARS.
-        abandoned: the worker could not be stopped (stuck in a primitive or a C call) and may
-            still be driving the embodiment; do not use that embodiment again.
-    """
-
-    ok: bool
-    feedback: str
-    primitive_calls: int
-    wall_s: float
-    error: ErrorKind | None = None
-    output: str = ""
-    abandoned: bool = False
-
-
 class _Timeout(BaseException):
     """Raised into generated code past its deadline.
 
@@ -162,69 +126,83 @@ class _Refused(Exception):
         self.feedback = feedback
 
 
-def run_code(
-    source: str,
-    embodiment: object,
-    *,
-    filename: str = "<task>",
-    skills_root: Path | None = None,
-    timeout_s: float = 300.0,
-    max_primitive_calls: int = 1000,
-    extra_globals: Mapping[str, Any] | None = None,
-) -> RunResult:
-    """Check generated code and run it with an embodiment active; never raises for bad code.
+def serve(sock: socket.socket) -> None:
+    """Receive one job from the trusted process, run it, and send back how it ended.
 
-    Args:
-        source: the code, as the LLM answered it.
-        embodiment: an embodiment, or a backend env carrying one (as ``lyra.use`` accepts).
-        filename: how feedback names the code.
-        skills_root: the folder of skill modules that ``from skills.<name> import <name>``
-            reads (a workspace's ``skills/``); None: no skills exist.
-        timeout_s: wall-clock limit for the run, in seconds.
-        max_primitive_calls: how many lyra.api primitives the code may call.
-        extra_globals: names the caller puts in the code's namespace (trusted values).
-
-    Returns:
-        The outcome, with feedback text the LLM can act on when it is not ok.
+    The job is ``{"code", "filename", "skills": {name: source}, "code_seconds", "globals"}``;
+    the answer ``{"done": {"kind", "feedback", "output"}}``, after any number of primitive
+    calls in between.
     """
-    start = time.monotonic()
-    run = _Run(filename, skills_root, start + timeout_s, max_primitive_calls)
-    try:
-        code = run.prepare(source)
-    except _Refused as refusal:
-        return RunResult(False, refusal.feedback, 0, time.monotonic() - start, refusal.kind)
-    namespace: dict[str, Any] = {"__name__": "__lyra_task__", **(extra_globals or {})}
-    namespace["__builtins__"] = run.builtins
-    worker = threading.Thread(
-        target=run.execute, args=(code, namespace, embodiment), name="lyra-sandbox", daemon=True
+    # What generated code or numpy prints at the C level goes nowhere; print() is collected.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    job = wire.receive(sock)
+    run = _Run(
+        job["filename"],
+        job["skills"],
+        float(job["code_seconds"]),
+        _Channel(sock),
     )
-    worker.start()
-    worker.join(timeout_s + GRACE_S)
-    wall = time.monotonic() - start
-    output = run.output.getvalue()[:MAX_OUTPUT_CHARS]
-    if worker.is_alive():
-        feedback = (
-            f"the code did not stop within {timeout_s:g} s: it is stuck inside a primitive "
-            "or a library call; make the plan shorter and avoid endless iterators"
+    kind, feedback = run.run(job["code"], wire.decode(job["globals"]))
+    done = {
+        "kind": kind,
+        "feedback": feedback[:MAX_FEEDBACK_CHARS],
+        "output": run.output.getvalue()[:MAX_OUTPUT_CHARS],
+    }
+    wire.send(sock, {"done": done})
+
+
+class _Channel:
+    """This side of the pipe: one primitive call at a time, answered by the trusted process."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Send a call and wait for its reply: ``value``, ``error`` or ``stop``."""
+        wire.send(
+            self.sock,
+            {"call": name, "args": wire.encode(list(args)), "kwargs": wire.encode(kwargs)},
         )
-        return RunResult(False, feedback, run.calls, wall, "timeout", output, abandoned=True)
-    kind, feedback = run.outcome(timeout_s)
-    return RunResult(kind is None, feedback, run.calls, wall, kind, output)
+        return wire.receive(self.sock)
+
+
+def _exception(error: Mapping[str, Any]) -> Exception:
+    """The exception a primitive raised on the trusted side, rebuilt with its type and message.
+
+    lyra's typed errors and the builtin exceptions come back as themselves; any other type as
+    an exception class of the same name, so feedback reads the same as if it were raised here.
+    """
+    name = str(error.get("type", "Error"))
+    message = str(error.get("message", ""))
+    found = getattr(errors, name, None) or getattr(builtins, name, None)
+    cls: type[Exception] = (
+        found
+        if isinstance(found, type) and issubclass(found, Exception)
+        else type(name if name.isidentifier() else "Error", (Exception,), {})
+    )
+    # Not cls(message): lyra's errors take their parts, not the finished message.
+    exception = cls.__new__(cls)
+    Exception.__init__(exception, message)
+    return exception
 
 
 class _Run:
     """The state of one run: loaded skills, module views, the counters and the outcome."""
 
     def __init__(
-        self, filename: str, skills_root: Path | None, deadline: float, budget: int
+        self, filename: str, skills: Mapping[str, str], code_seconds: float, channel: _Channel
     ) -> None:
         self.filename = filename
-        self.skills_root = skills_root
-        self.deadline = deadline
-        self.budget = budget
-        self.calls = 0
+        self.skills = skills
+        self.code_seconds = code_seconds
+        # Moved on by the time each primitive takes: the limit is on the code's own time.
+        self.deadline = time.monotonic() + code_seconds
+        self.channel = channel
         self.timed_out = False
-        self.over_budget = False
+        # The trusted side's words when it stopped the code (a budget ran out).
+        self.stop_feedback = ""
         self.error: BaseException | None = None
         self.output = io.StringIO()
         self.sources: dict[str, list[str]] = {}
@@ -308,11 +286,9 @@ class _Run:
         filename = f"skills/{name}.py"
         if filename in self.sources:  # already checked, or being checked (an import cycle)
             return []
-        root = self.skills_root
-        known = [path.stem for path in skill_paths(root)] if root else []
-        if root is None or name not in known:
-            return [Violation(importer, line, str(UnknownSkillError(name, known)))]
-        tree = self._parse((root / f"{name}.py").read_text("utf-8"), filename)
+        if name not in self.skills:
+            return [Violation(importer, line, str(UnknownSkillError(name, self.skills)))]
+        tree = self._parse(self.skills[name], filename)
         violations = self._check(tree, filename)
         if not violations:
             self.skill_code[name] = self._compile(tree, filename)
@@ -320,22 +296,39 @@ class _Run:
 
     # -- while running ---------------------------------------------------------------------
 
-    def execute(self, code: types.CodeType, namespace: dict[str, Any], embodiment: object) -> None:
-        """Run the task code with the embodiment active (in the worker thread)."""
+    def run(self, source: str, extra_globals: Mapping[str, Any]) -> tuple[ErrorKind | None, str]:
+        """Check and run the code; return the error kind (None when it ran) and the feedback."""
         try:
-            # The active embodiment is a context variable, so it is set in this thread.
-            with use(embodiment, on_call=self.count):
-                exec(code, namespace)
+            code = self.prepare(source)
+        except _Refused as refusal:
+            return refusal.kind, refusal.feedback
+        namespace: dict[str, Any] = {"__name__": "__lyra_task__", **extra_globals}
+        namespace["__builtins__"] = self.builtins
+        try:
+            exec(code, namespace)
         except BaseException as error:  # everything the code raises becomes feedback
             self.error = error
+        return self.outcome()
 
-    def count(self, primitive: str) -> None:
-        """Count a primitive call; stop the code past the budget or the deadline."""
-        self.tick()
-        if self.calls >= self.budget:
-            self.over_budget = True
-            raise _BudgetExceeded(primitive)
-        self.calls += 1
+    def primitive(self, name: str) -> Callable[..., Any]:
+        """The stand-in for one lyra.api primitive: a call to the trusted process."""
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self.tick()
+            started = time.monotonic()
+            reply = self.channel.call(name, args, kwargs)
+            # Time inside the primitive is the backend's, not the code's.
+            self.deadline += time.monotonic() - started
+            if "stop" in reply:
+                self.stop_feedback = str(reply["stop"])
+                raise _BudgetExceeded(name)
+            if "error" in reply:
+                raise _exception(reply["error"])
+            return wire.decode(reply["value"])
+
+        call.__name__ = call.__qualname__ = name
+        call.__doc__ = getattr(api, name).__doc__
+        return call
 
     def tick(self) -> bool:
         """Stop the code once past the deadline; true otherwise (it also sits in `if`s)."""
@@ -365,14 +358,25 @@ class _Run:
                 return self.skill_modules[skill]
             if skill in self.skill_code:
                 return self._run_skill(skill)
-        elif (
-            level == 0
-            and (name == "lyra.api" or root in ALLOWED_MODULES)
-            and not _hidden_module(name)
-        ):
+        elif level == 0 and name == "lyra.api":
+            return self._primitives()
+        elif level == 0 and root in ALLOWED_MODULES and not _hidden_module(name):
             module = importlib.import_module(name)
             return self._view(module if fromlist else importlib.import_module(root))
         raise ImportError(f"importing '{name}' is not allowed here")
+
+    def _primitives(self) -> types.ModuleType:
+        """``lyra.api`` as generated code sees it: the value types, and stand-ins that call out."""
+        if "lyra.api" not in self.views:
+            view = types.ModuleType("lyra.api", api.__doc__)
+            for attr in api.__all__:
+                setattr(
+                    view,
+                    attr,
+                    self.primitive(attr) if attr in api.PRIMITIVES else getattr(api, attr),
+                )
+            self.views["lyra.api"] = view
+        return self.views["lyra.api"]
 
     def _run_skill(self, name: str) -> types.ModuleType:
         module = types.ModuleType(f"skills.{name}")
@@ -407,21 +411,18 @@ class _Run:
 
     # -- after running ---------------------------------------------------------------------
 
-    def outcome(self, timeout_s: float) -> tuple[ErrorKind | None, str]:
+    def outcome(self) -> tuple[ErrorKind | None, str]:
         """The error kind and feedback for a finished run (the code may have caught a stop)."""
         where = self._trace(self.error)
         if self.timed_out:
             # No location: where the deadline catches a loop depends on timing, and feedback
             # must be the same on every run for a recorded session to replay.
             return "timeout", (
-                f"the code ran longer than the {timeout_s:g} s limit and was stopped; "
+                f"the code ran longer than the {self.code_seconds:g} s limit and was stopped; "
                 "look for a loop that never ends"
             )
-        if self.over_budget:
-            return "budget", (
-                f"the code called more than {self.budget} primitives (the limit) and was "
-                f"stopped; look for a loop that repeats primitive calls{where}"
-            )
+        if self.stop_feedback:
+            return "budget", self.stop_feedback + where
         if self.error is not None:
             error = self.error
             message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__

@@ -1,0 +1,119 @@
+"""The tabletop as a lyra backend: what the episode runner and the learning loop drive.
+
+Snapshots are every object's pose as (x, y, z, qx, qy, qz, qw), rounded to a micrometre; a later
+run ends "the same" when each object is within 5 mm and 5 degrees of yaw of where it was (boxes
+look alike after a half turn, so yaws compare modulo 180 degrees).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from typing import Any
+
+import numpy as np
+
+from envs.ravens import SPEC
+from envs.ravens.render import render
+from envs.ravens.scene import SceneSpec
+from envs.ravens.tabletop import Tabletop, TabletopConfig
+from lyra.backend import Snapshot
+from lyra.embodiment import WorldState
+from lyra.errors import LyraError
+from lyra.geometry import Point, Pose
+
+SNAPSHOT_TOLERANCE = 0.005
+SNAPSHOT_TURN_DEG = 5.0
+
+
+class RavensBackend:
+    """The :class:`~envs.ravens.tabletop.Tabletop` behind the lyra Backend protocol."""
+
+    spec = SPEC
+
+    def __init__(self, config: TabletopConfig | None = None) -> None:
+        self.table = Tabletop(config)
+
+    @property
+    def embodiment(self) -> Tabletop:
+        """The tabletop itself: it implements every primitive."""
+        return self.table
+
+    @property
+    def sim_time(self) -> float:
+        """Simulated seconds since the last reset."""
+        return self.table.sim_time
+
+    def reset(self, scene: Any, seed: int) -> None:
+        """Lay a scene spec (or the mapping its YAML reads as) out from a seed."""
+        spec = scene if isinstance(scene, SceneSpec) else SceneSpec.model_validate(scene)
+        self.table.reset(spec, seed)
+
+    def settle(self) -> None:
+        """Step until every object is still, then let them sleep."""
+        self.table.settle()
+
+    def hold(self, seconds: float) -> None:
+        """Simulate ``seconds`` with the arm where it is."""
+        self.table.hold(seconds)
+
+    def world_state(self) -> WorldState:
+        """Every object's state; the tabletop has no joints and no signals of its own."""
+        return WorldState(self.table.world_state())
+
+    def snapshot(self) -> Snapshot:
+        """Every object's pose as (x, y, z, qx, qy, qz, qw), rounded to a micrometre."""
+        return {
+            name: [round(v, 6) for v in (*state.pose.position.as_array(), *state.pose.orientation)]
+            for name, state in sorted(self.table.world_state().items())
+        }
+
+    def compare(self, expected: Snapshot, actual: Snapshot) -> str:
+        """Why two snapshots differ by more than 5 mm or 5 degrees of yaw ("" when they agree)."""
+        for name, pose in expected.items():
+            if name not in actual:
+                return f"'{name}' is missing"
+            moved = (
+                sum((a - b) ** 2 for a, b in zip(pose[:3], actual[name][:3], strict=True)) ** 0.5
+            )
+            if moved > SNAPSHOT_TOLERANCE:
+                return f"'{name}' ended {moved * 1000:.1f} mm from where the accepted run left it"
+            turn = math.degrees(_yaw(actual[name]) - _yaw(pose)) % 180.0
+            if min(turn, 180.0 - turn) > SNAPSHOT_TURN_DEG:
+                return (
+                    f"'{name}' ended turned {min(turn, 180.0 - turn):.0f} degrees from how the "
+                    "accepted run left it"
+                )
+        return ""
+
+    def describe(self) -> str:
+        """One line per object: name, kind, colour, centre, size and yaw in degrees."""
+        lines = []
+        for name, state in sorted(self.table.world_state().items()):
+            p, s = state.pose.position, state.size
+            lines.append(
+                f"{name}: {state.kind}, {state.color}, centre ({p.x:.3f}, {p.y:.3f}, {p.z:.3f}), "
+                f"size ({s.x:.3f}, {s.y:.3f}, {s.z:.3f}), yaw {round(state.pose.yaw * 57.2958):d}"
+            )
+        return "\n".join(lines)
+
+    def render(self) -> np.ndarray:
+        """An RGB frame from the camera in front of the table."""
+        return render(self.table)
+
+    def park(self) -> None:
+        """Move the arm home; where it cannot go (it is touching something), it stays."""
+        with contextlib.suppress(LyraError):
+            self.table.home()
+
+    def stop(self) -> None:
+        """Preempt the running motion at its next physics step."""
+        self.table.stop()
+
+    def close(self) -> None:
+        """Disconnect the physics clients."""
+        self.table.close()
+
+
+def _yaw(pose: list[float]) -> float:
+    return Pose(Point.of(pose[:3]), (pose[3], pose[4], pose[5], pose[6])).yaw

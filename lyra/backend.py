@@ -1,0 +1,293 @@
+"""The boundary between lyra and a simulator or a robot: the Backend protocol and its registry.
+
+A backend is found by name, the way Gymnasium's ``make`` finds an environment: lyra never
+imports one. Each registers a :class:`BackendSpec` (in code with :func:`register`, or from a
+package through the ``lyra.backends`` entry-point group), which names, as ``module:attribute``
+strings, the pieces that are loaded only when needed: the class to build, its scene spec type,
+its predicates, its prompt pack and its benchmark tasks. What the spec says directly (name,
+primitives) is what lyra needs without loading anything: to validate a curriculum, to tell which
+backends have a primitive, to filter retrieval.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from lyra.errors import LyraError, unknown_name
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from lyra.embodiment import Embodiment, WorldState
+    from lyra.predicates import Verdict
+    from lyra.prompts import PromptPack
+
+ENTRY_POINT_GROUP = "lyra.backends"
+
+# A regression snapshot: what a backend needs to tell later whether a run ended the same way
+# (the tabletop: every object's pose as x, y, z, qx, qy, qz, qw). Plain numbers, kept in YAML.
+Snapshot = dict[str, list[float]]
+
+
+class UnknownBackendError(LyraError):
+    """No backend is registered under a name."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name = name
+        super().__init__(
+            unknown_name("no backend named", "backends", name, known)
+            + " (a backend package registers itself in the 'lyra.backends' entry-point group)"
+        )
+
+
+def _load(reference: str) -> Any:
+    """The object a ``module:attribute`` reference names."""
+    module, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@dataclass(frozen=True)
+class BenchTask:
+    """A scene, a scripted plan written against :mod:`lyra.api` and its success check.
+
+    Attributes:
+        name: how the benchmark table names it.
+        scene: the scene spec, as its YAML would read.
+        code: the plan, as task code (it runs through the episode runner like any plan).
+        success: the predicate spec that says it worked.
+        moves: the primitives that count as one pick-and-place each.
+        hold_seconds: simulated seconds the result must stand before it is judged.
+    """
+
+    name: str
+    scene: Mapping[str, Any]
+    code: str
+    success: list[dict[str, Any]]
+    moves: tuple[str, ...] = ("put_first_on_second",)
+    hold_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """What a backend is, and where its parts are (``module:attribute`` strings, loaded lazily).
+
+    Attributes:
+        name: the registry name that curricula, examples and ``--backend`` use.
+        summary: one line for a person choosing a backend.
+        capabilities: the :mod:`lyra.api` primitives it provides; the others raise
+            :class:`~lyra.errors.UnsupportedPrimitiveError` naming the backends that have them.
+        factory: builds the backend (a class or a function taking no required arguments).
+        scene: its scene spec type, a pydantic model.
+        predicates: a mapping of predicate names to functions, beside lyra's core ones.
+        prompts: its :class:`~lyra.prompts.PromptPack`.
+        bench: its benchmark tasks, a mapping of names to :class:`BenchTask`; None if none.
+        compatible: other backends whose learnt examples may be shown when planning here.
+    """
+
+    name: str
+    summary: str
+    capabilities: frozenset[str]
+    factory: str
+    scene: str
+    predicates: str
+    prompts: str
+    bench: str | None = None
+    compatible: frozenset[str] = field(default_factory=frozenset)
+
+    def make(self, **kwargs: Any) -> Backend:
+        """Build a new instance of the backend."""
+        backend: Backend = _load(self.factory)(**kwargs)
+        return backend
+
+    def scene_type(self) -> type[BaseModel]:
+        """The pydantic model of this backend's scenes."""
+        model: type[BaseModel] = _load(self.scene)
+        return model
+
+    def load_scene(self, data: Any) -> BaseModel:
+        """Validate a scene of this backend (a spec, or the mapping its YAML reads as).
+
+        Raises:
+            pydantic.ValidationError: naming the field that is wrong.
+        """
+        model = self.scene_type()
+        return data if isinstance(data, model) else model.model_validate(data)
+
+    def predicate_functions(self) -> Mapping[str, Callable[..., Verdict]]:
+        """This backend's own predicates, by the name a success spec uses."""
+        functions: Mapping[str, Callable[..., Verdict]] = _load(self.predicates)
+        return functions
+
+    def prompt_pack(self) -> PromptPack:
+        """What the prompts say about this backend: frame, scene legend, primitive notes."""
+        pack: PromptPack = _load(self.prompts)
+        return pack
+
+    def bench_tasks(self) -> Mapping[str, BenchTask]:
+        """The benchmark tasks, by name (empty if the backend has none)."""
+        return _load(self.bench) if self.bench else {}
+
+    def examples_from(self) -> frozenset[str]:
+        """The backends whose examples planning on this one may show: itself and ``compatible``."""
+        return frozenset({self.name, *self.compatible})
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A simulator or a robot, as the episode runner and the learning loop drive it.
+
+    One thread owns a backend: the one that made it. Everything here is called from that thread
+    except :meth:`stop`, which another thread may call to preempt a running motion.
+    """
+
+    spec: BackendSpec
+
+    @property
+    def embodiment(self) -> Embodiment:
+        """What the :mod:`lyra.api` facade dispatches primitives to."""
+        ...
+
+    @property
+    def sim_time(self) -> float:
+        """Simulated seconds since the last reset (the budget of a run is counted in these)."""
+        ...
+
+    def reset(self, scene: Any, seed: int) -> None:
+        """Lay a scene out from a seed; the same scene and seed give the same world."""
+        ...
+
+    def settle(self) -> None:
+        """Step until the objects are still (bounded in simulated time)."""
+        ...
+
+    def hold(self, seconds: float) -> None:
+        """Simulate ``seconds`` with the robot idle: a structure must stand this long."""
+        ...
+
+    def world_state(self) -> WorldState:
+        """Objects, joints and the environment's own signals, for predicates."""
+        ...
+
+    def snapshot(self) -> Snapshot:
+        """What the regression check compares a later run's end against."""
+        ...
+
+    def compare(self, expected: Snapshot, actual: Snapshot) -> str:
+        """Why ``actual`` differs from ``expected`` beyond this backend's tolerances ("" if not)."""
+        ...
+
+    def describe(self) -> str:
+        """The scene as the prompts list it, one object a line."""
+        ...
+
+    def render(self) -> np.ndarray:
+        """An RGB image (height x width x 3, uint8) of the scene now."""
+        ...
+
+    def park(self) -> None:
+        """Move the robot out of the camera's way, once a run is judged."""
+        ...
+
+    def stop(self) -> None:
+        """Preempt the running motion (from any thread); motions fail until the next reset."""
+        ...
+
+    def close(self) -> None:
+        """Release the simulator or the connection."""
+        ...
+
+
+_REGISTRY: dict[str, BackendSpec] = {}
+
+
+def register(spec: BackendSpec) -> None:
+    """Register a backend under its name (a later registration of the name replaces it)."""
+    _REGISTRY[spec.name] = spec
+
+
+@cache
+def _entry_point_specs() -> tuple[BackendSpec, ...]:
+    found = []
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        spec = point.load()
+        if not isinstance(spec, BackendSpec):
+            raise LyraError(
+                f"the '{point.name}' entry point of the group {ENTRY_POINT_GROUP} names "
+                f"{point.value}, which is not a lyra.backend.BackendSpec"
+            )
+        found.append(spec)
+    return tuple(found)
+
+
+def registered() -> dict[str, BackendSpec]:
+    """Every registered backend, by name: the installed packages' and those registered here."""
+    specs = {spec.name: spec for spec in _entry_point_specs()}
+    specs.update(_REGISTRY)
+    return dict(sorted(specs.items()))
+
+
+def backend_spec(name: str) -> BackendSpec:
+    """The spec of a registered backend.
+
+    Raises:
+        UnknownBackendError: none is registered under ``name``; the message lists those that are.
+    """
+    specs = registered()
+    if name not in specs:
+        raise UnknownBackendError(name, list(specs))
+    return specs[name]
+
+
+def make(name: str, **kwargs: Any) -> Backend:
+    """Build the backend registered under ``name``."""
+    return backend_spec(name).make(**kwargs)
+
+
+def backends_with(primitive: str) -> list[str]:
+    """The registered backends that provide a primitive, sorted."""
+    return [name for name, spec in registered().items() if primitive in spec.capabilities]
+
+
+def format_validation_error(error: ValidationError) -> str:
+    """Return pydantic's errors as ``field.path: message`` lines, joined by "; "."""
+    lines = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        got = f" (got {item['input']!r})" if item["type"] == "literal_error" else ""
+        lines.append(f"{where}: {item['msg']}{got}")
+    return "; ".join(lines)
+
+
+def load_scene_file(path: str | Path, backend: str | None = None) -> tuple[str, BaseModel]:
+    """Read a scene YAML file: (its backend's name, the scene spec).
+
+    The file is the scene itself, or a mapping with a ``scene`` key; either may name its
+    ``backend``. A backend given here wins; with neither, it is ``ravens``.
+
+    Raises:
+        LyraError: the file is unreadable or not valid YAML, the backend is unknown, or the
+            scene does not fit the backend's spec (the message names the file and the field).
+    """
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise LyraError(f"{path}: cannot be read as a scene: {error}") from None
+    if isinstance(data, dict) and "scene" in data and "objects" not in data:
+        data = {"backend": data.get("backend"), **data["scene"]}
+    if not isinstance(data, dict):
+        raise LyraError(f"{path}: a scene file is a mapping (with `objects`, for the tabletop)")
+    named = data.pop("backend", None)
+    name = backend or (str(named) if named else "ravens")
+    try:
+        return name, backend_spec(name).load_scene(data)
+    except ValidationError as error:
+        raise LyraError(f"{path}: {format_validation_error(error)}") from None

@@ -1,0 +1,168 @@
+"""A learnt step as one transaction: skill modules, example, progress, history, memory, git commit.
+
+Before the first write, a journal notes what every file the step touches holds now and where
+git's HEAD is. Then the files are written, the history recorded, the memory indexed and, last,
+the commit made. If any of it fails, everything is put back (files, git's index, the memory's
+rows) and the error raised; if the process dies part-way, the next start finds the journal and
+finishes the step (its commit made it into git) or undoes it (it did not).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lyra.curriculum import Progress
+from lyra.examples import Example, load_example, save_example
+from lyra.files import write_atomic
+from lyra.library.edit import FileChange, Patch
+from lyra.library.history import (
+    commit_message,
+    commit_step,
+    git_head,
+    record,
+    record_paths,
+    unstage,
+)
+from lyra.library.parse import parse_library
+from lyra.workspace import Workspace
+
+if TYPE_CHECKING:
+    from lyra.memory.store import Memory
+
+
+def journal_path(workspace: Workspace) -> Path:
+    """Where the journal of the step in progress is kept."""
+    return workspace.state_dir / "journal.json"
+
+
+@dataclass(frozen=True)
+class _Journal:
+    before: dict[str, str | None]
+    head: tuple[str, str] | None
+    message: str
+
+    def save(self, workspace: Workspace) -> None:
+        workspace.state_dir.mkdir(parents=True, exist_ok=True)
+        data = {"before": self.before, "head": self.head, "message": self.message}
+        write_atomic(journal_path(workspace), json.dumps(data))
+
+    @classmethod
+    def load(cls, workspace: Workspace) -> _Journal | None:
+        path = journal_path(workspace)
+        if not path.exists():
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+        head = (str(data["head"][0]), str(data["head"][1])) if data.get("head") else None
+        return cls(data["before"], head, data.get("message", ""))
+
+
+def commit_learnt_step(
+    workspace: Workspace,
+    *,
+    patch: Patch,
+    example: Example,
+    progress: Progress,
+    memory: Memory,
+    feedback: str | None,
+) -> None:
+    """Keep an accepted step: all of it, or (on any error) none of it.
+
+    Args:
+        workspace: where it is kept.
+        patch: the skill edit (no changes for a plan or a skill reused as it is).
+        example: the accepted example, the task's regression check from now on.
+        progress: the curriculum's progress, with the task already marked accepted.
+        memory: the index that learns the edited skills and the example.
+        feedback: the person's corrections, for the history.
+
+    Raises:
+        HistoryError: git refused the commit; nothing was kept, and the message says what to fix.
+    """
+    task = example.task or example.id
+    example_path = workspace.examples_dir / f"{example.id}.yaml"
+    progress_path = Progress.path(workspace, progress.curriculum)
+    touched = [c.path for c in patch.changes] + record_paths(workspace, patch)
+    touched += [example_path, progress_path]
+    before = {str(p): p.read_text(encoding="utf-8") if p.exists() else None for p in touched}
+    journal = _Journal(before, git_head(workspace.root), commit_message(task, patch))
+    journal.save(workspace)
+    try:
+        patch.apply()
+        save_example(example, workspace.examples_dir)
+        progress.save(workspace)
+        record(workspace, patch, task=task, feedback=feedback)
+        library = parse_library(workspace.skills_dir)
+        for change in patch.changes:
+            if change.path.stem in library.records:
+                memory.index_skill(library.records[change.path.stem])
+        memory.index_example(example)
+        step = Patch(
+            (*patch.changes, FileChange(example_path, None, example_path.read_text())),
+            patch.summary,
+        )
+        commit_step(workspace, step, task)
+    except BaseException:
+        _undo(workspace, journal, memory)
+        raise
+    journal_path(workspace).unlink()
+
+
+def recover(workspace: Workspace) -> list[Path]:
+    """Finish or undo a step a crash interrupted; return the files put back (none: nothing to do).
+
+    The memory is not touched: it is rebuilt from the files when the loop starts.
+    """
+    journal = _Journal.load(workspace)
+    if journal is None:
+        return []
+    now = git_head(workspace.root)
+    # The commit is the step's last write: if it made it, the step is complete.
+    committed = journal.head is not None and now is not None and now != journal.head
+    if committed and now is not None and now[1] == journal.message:
+        journal_path(workspace).unlink()
+        return []
+    restored = _restore(workspace, journal)
+    journal_path(workspace).unlink()
+    return restored
+
+
+def _restore(workspace: Workspace, journal: _Journal) -> list[Path]:
+    paths = []
+    for name, text in journal.before.items():
+        path = Path(name)
+        if text is None:
+            path.unlink(missing_ok=True)
+            # A folder the step made for it (a skill's first history) goes too.
+            with contextlib.suppress(OSError):
+                if path.parent not in (workspace.root, workspace.state_dir):
+                    path.parent.rmdir()
+        else:
+            write_atomic(path, text)
+        paths.append(path)
+    if journal.head is not None:
+        unstage(workspace.root, [p for p in paths if p.is_relative_to(workspace.root)])
+    return paths
+
+
+def _undo(workspace: Workspace, journal: _Journal, memory: Memory) -> None:
+    """Put the files, git's index and the memory's rows back as they were before the step."""
+    restored = _restore(workspace, journal)
+    library = parse_library(workspace.skills_dir)
+    for path in restored:
+        # Best effort: the memory is rebuilt from the files anyway when the loop next starts.
+        with contextlib.suppress(Exception):
+            if path.parent == workspace.skills_dir:
+                if path.stem in library.records:
+                    memory.index_skill(library.records[path.stem])
+                else:
+                    memory.remove_skill(path.stem)
+            elif path.parent == workspace.examples_dir:
+                if path.exists():
+                    memory.index_example(load_example(path))
+                else:
+                    memory.remove_example(path.stem)
+    journal_path(workspace).unlink(missing_ok=True)
