@@ -1,6 +1,5 @@
 import math
 
-from skills.put_on import put_on
 from lyra.api import Point, object_pose, put_first_on_second
 
 

@@ -297,6 +297,68 @@ def add_needed_imports(
     return module, module.code
 
 
+def drop_unused_skill_imports(module: cst.Module, text: str) -> tuple[cst.Module, str]:
+    """Remove the ``from skills.X import X`` imports the module's code no longer uses.
+
+    The skill tree and the regression reach are read from these imports, so one left behind
+    by an edit that stopped calling the skill would be a false edge. A removed line's blank
+    lines and comments above it stay, on the statement that follows.
+
+    Returns:
+        The module and its source text.
+    """
+    try:
+        used = {node.id for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Name)}
+    except SyntaxError:
+        return module, text  # validation reports it with its line
+    body: list[cst.BaseStatement] = []
+    carried: list[cst.EmptyLine] = []
+    changed = False
+    for statement in module.body:
+        if carried:
+            statement = statement.with_changes(leading_lines=(*carried, *statement.leading_lines))
+            carried = []
+        kept = _without_unused_skill_names(statement, used)
+        if kept is statement:
+            body.append(statement)
+            continue
+        changed = True
+        if kept is None:
+            carried = list(statement.leading_lines)
+        else:
+            body.append(kept)
+    if not changed:
+        return module, text
+    module = module.with_changes(body=body)
+    return module, module.code
+
+
+def _without_unused_skill_names(
+    statement: cst.BaseStatement, used: set[str]
+) -> cst.BaseStatement | None:
+    """The statement without the skill names it imports and nobody uses; None if none is left."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+        return statement
+    small = statement.body[0]
+    if not (
+        isinstance(small, cst.ImportFrom)
+        and small.module is not None
+        and not small.relative
+        and dotted_name(small.module).startswith("skills.")
+        and not isinstance(small.names, cst.ImportStar)
+    ):
+        return statement
+    names = [
+        alias for alias in small.names if (_asname(alias.asname) or dotted_name(alias.name)) in used
+    ]
+    if len(names) == len(small.names):
+        return statement
+    if not names:
+        return None
+    names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return statement.with_changes(body=[small.with_changes(names=names)])
+
+
 # --- definitions ---------------------------------------------------------------------------
 
 
@@ -422,7 +484,7 @@ def _merge(existing: str | None, answer: str, skills: Collection[str]) -> tuple[
     definitions, imports = _split_answer(_parse(answer, "answer"))
     for definition in definitions:
         module = upsert_definition(module, definition)
-    return add_needed_imports(module, imports, skills)
+    return drop_unused_skill_imports(*add_needed_imports(module, imports, skills))
 
 
 def merge_and_validate(

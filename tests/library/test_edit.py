@@ -176,9 +176,9 @@ def test_unresolved_names_and_policy_are_reported_before_writing(workspace: Work
         stage_answer(workspace, "stack", answer)
     assert str(caught.value) == (
         "skills/stack.py was not changed: fix these problems and answer again\n"
-        "  line 10: name 'stack_blocks' is not defined: import it from skills.<module> or "
+        "  line 9: name 'stack_blocks' is not defined: import it from skills.<module> or "
         "lyra.api, or define it\n"
-        "  line 11: 'eval' is not allowed in skills: write the expression directly in the skill"
+        "  line 10: 'eval' is not allowed in skills: write the expression directly in the skill"
     )
     assert path.read_text() == before
 
@@ -279,3 +279,44 @@ def test_a_new_module_ends_with_a_newline() -> None:
 
     text = merge_answer(None, 'def f(x: int) -> None:\n    """Do nothing."""\n    return None')
     assert text == 'def f(x: int) -> None:\n    """Do nothing."""\n    return None\n'
+
+
+TOWER_MODULE = '''\
+import math
+
+from skills.put_on import put_on
+from skills.lift import lift, lower
+from lyra.api import object_pose, put_first_on_second
+
+
+def tower(names: list[str]) -> None:
+    """Stack objects.
+
+    Args:
+        names: bottom first.
+    """
+    for above, below in zip(names[1:], names):
+        put_on(above, below)
+        lift(math.pi)
+'''
+
+
+def test_an_edit_drops_the_skill_imports_its_code_no_longer_uses() -> None:
+    answer = (
+        "def tower(names: list[str]) -> None:\n"
+        '    """Stack objects.\n\n    Args:\n        names: bottom first.\n    """\n'
+        "    for above, below in zip(names[1:], names):\n"
+        "        put_first_on_second(above, below)\n"
+        "        lower(object_pose(below).position.z)\n"
+    )
+    merged = merge_answer(TOWER_MODULE, answer, skills=["put_on", "lift"])
+    # put_on is no longer called: its import goes, its blank line stays; of lift's module only
+    # the name still used stays; lyra.api imports are not touched.
+    assert merged == (
+        "import math\n"
+        "\n"
+        "from skills.lift import lower\n"
+        "from lyra.api import object_pose, put_first_on_second\n"
+        "\n"
+        "\n" + answer
+    )
