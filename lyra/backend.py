@@ -77,6 +77,21 @@ class BenchTask:
 
 
 @dataclass(frozen=True)
+class Sample:
+    """A small scene a backend ships: a first look for a person, and the conformance suite's.
+
+    Attributes:
+        scene: the scene spec, as its YAML would read.
+        objects: two objects in it that the robot can pick, the first onto the second.
+        free: a reachable free point: where an object's centre comes to rest when placed there.
+    """
+
+    scene: Mapping[str, Any]
+    objects: tuple[str, str]
+    free: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
 class BackendSpec:
     """What a backend is, and where its parts are (``module:attribute`` strings, loaded lazily).
 
@@ -90,6 +105,8 @@ class BackendSpec:
         predicates: a mapping of predicate names to functions, beside lyra's core ones.
         prompts: its :class:`~lyra.prompts.PromptPack`.
         bench: its benchmark tasks, a mapping of names to :class:`BenchTask`; None if none.
+        sample: its :class:`Sample` scene; None if it has none.
+        tolerance: how close, in metres, its motions bring an object or the tool to a target.
         compatible: other backends whose learnt examples may be shown when planning here.
     """
 
@@ -101,6 +118,8 @@ class BackendSpec:
     predicates: str
     prompts: str
     bench: str | None = None
+    sample: str | None = None
+    tolerance: float = 0.005
     compatible: frozenset[str] = field(default_factory=frozenset)
 
     def make(self, **kwargs: Any) -> Backend:
@@ -135,6 +154,10 @@ class BackendSpec:
     def bench_tasks(self) -> Mapping[str, BenchTask]:
         """The benchmark tasks, by name (empty if the backend has none)."""
         return _load(self.bench) if self.bench else {}
+
+    def sample_scene(self) -> Sample | None:
+        """The backend's sample scene, if it ships one."""
+        return _load(self.sample) if self.sample else None
 
     def examples_from(self) -> frozenset[str]:
         """The backends whose examples planning on this one may show: itself and ``compatible``."""

@@ -120,15 +120,17 @@ def _common(
     parser.add_argument("--max-rounds", type=int, default=6, help="rounds per task (default 6)")
 
 
-def _learner(args: argparse.Namespace, teach_missing: bool = False) -> tuple[Any, Any]:
-    """A learner with the teacher of ``--teacher``, on a new session log."""
+def _learner(
+    args: argparse.Namespace, backend: str, teach_missing: bool = False
+) -> tuple[Any, Any]:
+    """A learner with the teacher of ``--teacher``, on a new session log naming the backend."""
     from lyra.llm import open_session
     from lyra.memory.store import open_memory
     from lyra.teach import HumanTeacher, Learner, LLMCritic, ScriptedTeacher
     from lyra.workspace import find_workspace
 
     workspace = find_workspace()
-    provider = open_session(workspace, args.llm)
+    provider = open_session(workspace, args.llm, backend=backend)
     teacher: Any
     if args.teacher == "scripted":
         teacher = ScriptedTeacher()
@@ -169,7 +171,7 @@ def _learn(args: argparse.Namespace) -> int:
     from lyra.curriculum import load_curriculum
 
     curriculum = load_curriculum(Path(args.curriculum))
-    learner, provider = _learner(args)
+    learner, provider = _learner(args, curriculum.backend)
     try:
         outcomes = learner.learn(curriculum)
     finally:
@@ -204,7 +206,7 @@ def _teach(args: argparse.Namespace) -> int:
     from lyra.teach import TAUGHT
 
     task = _one_off(args, args.instruction, seeds=args.seed or [0], skill=args.skill)
-    learner, provider = _learner(args)
+    learner, provider = _learner(args, task.backend)
     try:
         outcome = learner.teach(task, TAUGHT, Progress.load(learner.ws, TAUGHT))
     finally:
@@ -310,7 +312,7 @@ def _run_instruction(args: argparse.Namespace) -> int:
         review=args.review,
         hints=args.hint,
     )
-    learner, _ = _learner(args, teach_missing=args.teach)
+    learner, _ = _learner(args, task.backend, teach_missing=args.teach)
     try:
         outcome = learner.teach(task, PLANNED, Progress.load(learner.ws, PLANNED))
         last = outcome.last

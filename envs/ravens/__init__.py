@@ -19,6 +19,8 @@ SPEC = BackendSpec(
     predicates="envs.ravens.predicates:PREDICATES",
     prompts="envs.ravens.prompts:PACK",
     bench="envs.ravens.bench:TASKS",
+    sample="envs.ravens.bench:SAMPLE",
+    tolerance=0.005,
 )
 
 register(

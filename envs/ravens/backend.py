@@ -64,7 +64,11 @@ class RavensBackend:
     def snapshot(self) -> Snapshot:
         """Every object's pose as (x, y, z, qx, qy, qz, qw), rounded to a micrometre."""
         return {
-            name: [round(v, 6) for v in (*state.pose.position.as_array(), *state.pose.orientation)]
+            # numpy's rounding, as the examples were recorded with, then plain floats for YAML.
+            name: [
+                float(round(v, 6))
+                for v in (*state.pose.position.as_array(), *state.pose.orientation)
+            ]
             for name, state in sorted(self.table.world_state().items())
         }
 

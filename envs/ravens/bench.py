@@ -1,4 +1,4 @@
-"""The tabletop's benchmark tasks: a 6-block pyramid and a 10-block tower, with scripted plans.
+"""The tabletop's benchmark tasks (a 6-block pyramid and a 10-block tower) and its sample scene.
 
 The plans are task code over :mod:`lyra.api`, run by the episode runner as any learnt plan is,
 so ``lyra bench tabletop`` measures what a user's plans cost.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lyra.backend import BenchTask
+from lyra.backend import BenchTask, Sample
 
 SITE: dict[str, Any] = {
     "type": "zone",
@@ -71,3 +71,14 @@ TASKS = {
         hold_seconds=5.0,
     ),
 }
+
+SAMPLE = Sample(
+    scene={
+        "objects": [
+            {"type": "block", "color": "red", "poses": [{"x": 0.45, "y": -0.1}]},
+            {"type": "block", "color": "blue", "poses": [{"x": 0.55, "y": 0.12}]},
+        ]
+    },
+    objects=("red_block", "blue_block"),
+    free=(0.5, 0.25, 0.02),
+)

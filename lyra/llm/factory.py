@@ -45,7 +45,11 @@ def make_provider(config: LLMConfig, *, environ: Mapping[str, str] | None = None
 
 
 def open_session(
-    workspace: Workspace, spec: str | None = None, *, log: Path | None = None
+    workspace: Workspace,
+    spec: str | None = None,
+    *,
+    log: Path | None = None,
+    backend: str | None = None,
 ) -> LoggedProvider:
     """The provider a command uses: the workspace's settings, ``--llm`` on top, every call logged.
 
@@ -53,6 +57,7 @@ def open_session(
         workspace: whose ``lyra.toml`` is read and where the log goes by default.
         spec: the ``--llm`` option, if given.
         log: the session log (default: a new ``.lyra/sessions/<UTC time>.jsonl``).
+        backend: the backend the session works on; each record names it.
     """
     provider = make_provider(LLMConfig.load(workspace.root, spec=spec))
-    return LoggedProvider(provider, log or session_log_path(workspace))
+    return LoggedProvider(provider, log or session_log_path(workspace), backend)

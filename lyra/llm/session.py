@@ -36,6 +36,7 @@ class LogRecord:
         completion_tokens: tokens in the answer.
         tokens_estimated: the counts are estimates (characters / 4).
         latency_s: wall-clock seconds of the call.
+        backend: the backend the session taught or planned on (None in older logs).
     """
 
     index: int
@@ -50,6 +51,7 @@ class LogRecord:
     completion_tokens: int
     tokens_estimated: bool
     latency_s: float
+    backend: str | None = None
 
     def to_json(self) -> str:
         """This record as one JSON line (without the newline)."""
@@ -101,15 +103,17 @@ def session_log_path(workspace: Workspace, now: datetime | None = None) -> Path:
 class LoggedProvider:
     """Wraps any provider and appends each answered call to a session log."""
 
-    def __init__(self, provider: Provider, log: Path) -> None:
+    def __init__(self, provider: Provider, log: Path, backend: str | None = None) -> None:
         """Log the calls of ``provider`` to ``log``; an existing log is continued.
 
         Args:
             provider: the provider that answers.
             log: the JSON-lines file; its folder is created when needed.
+            backend: the backend the session works on, written into each record.
         """
         self.provider = provider
         self.log = log
+        self.backend = backend
         self.calls = len(read_log(log)) if log.exists() else 0
 
     def complete(self, messages: Sequence[Message], *, purpose: str) -> Completion:
@@ -129,6 +133,7 @@ class LoggedProvider:
             completion_tokens=completion.completion_tokens,
             tokens_estimated=completion.tokens_estimated,
             latency_s=round(completion.latency_s, 3),
+            backend=self.backend,
         )
         self.log.parent.mkdir(parents=True, exist_ok=True)
         # One write per call, flushed on close: a crash loses at most the call in flight.

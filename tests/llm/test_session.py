@@ -97,8 +97,21 @@ def test_log_records_every_call(recording: Path) -> None:
         "completion_tokens",
         "tokens_estimated",
         "latency_s",
+        "backend",
     ]
     assert line["messages"][0] == {"role": "system", "content": "You write robot skills."}
+
+
+def test_records_name_the_sessions_backend_and_old_logs_still_read(tmp_path: Path) -> None:
+    log = tmp_path / "session.jsonl"
+    LoggedProvider(Scripted("go"), log, backend="ravens").complete(MESSAGES, purpose="plan")
+    (record,) = read_log(log)
+    assert record.backend == "ravens"
+    # A log written before records named their backend reads with none.
+    old = json.loads(log.read_text())
+    del old["backend"]
+    log.write_text(json.dumps(old) + "\n")
+    assert read_log(log)[0].backend is None
 
 
 def test_a_continued_log_keeps_counting(recording: Path) -> None:

@@ -1,0 +1,26 @@
+"""The conformance suite's backends: every registered one, and the toy one of these tests."""
+
+from collections.abc import Iterator
+
+import pytest
+
+import lyra.backend
+from lyra.backend import Backend, BackendSpec, registered
+from tests.backends.toy import SPEC as TOY
+
+# Collected before any test runs: the installed backends, and the toy.
+NAMES = [*registered(), TOY.name]
+
+
+@pytest.fixture
+def toy_registered(monkeypatch: pytest.MonkeyPatch) -> BackendSpec:
+    """The toy backend, registered for one test only (other tests see the real registry)."""
+    monkeypatch.setitem(lyra.backend._REGISTRY, TOY.name, TOY)
+    return TOY
+
+
+@pytest.fixture(params=NAMES)
+def backend(request: pytest.FixtureRequest, toy_registered: BackendSpec) -> Iterator[Backend]:
+    made = lyra.backend.make(request.param)
+    yield made
+    made.close()
