@@ -97,10 +97,10 @@ def decode(data: Any, depth: int = 0) -> Any:
     tag = data[_TAG]
     try:
         if tag in ("Point", "Size"):
-            x, y, z = (_number(v) for v in data["v"])
+            x, y, z = (_number(v, tag) for v in data["v"])
             return Point(x, y, z) if tag == "Point" else Size(x, y, z)
         if tag == "Pose":
-            qx, qy, qz, qw = (_number(v) for v in data["q"])
+            qx, qy, qz, qw = (_number(v, tag) for v in data["q"])
             return Pose(_point(data["p"]), (qx, qy, qz, qw))
         if tag == "ObjectState":
             size = decode(data["size"], depth + 1)
@@ -114,7 +114,9 @@ def decode(data: Any, depth: int = 0) -> Any:
                 size,
             )
         if tag == "WorkspaceBox":
-            return WorkspaceBox(_point(data["low"]), _point(data["high"]), _number(data["table_z"]))
+            return WorkspaceBox(
+                _point(data["low"]), _point(data["high"]), _number(data["table_z"], tag)
+            )
         if tag == "tuple":
             return tuple(decode(item, depth + 1) for item in _list(data["v"]))
         if tag == "dict":
@@ -127,9 +129,12 @@ def decode(data: Any, depth: int = 0) -> Any:
     raise WireError(f"unknown value type '{tag}'")
 
 
-def _number(value: Any) -> float:
+def _number(value: Any, what: str) -> float:
+    """A coordinate: a finite number (a NaN target would pass every bound check unnoticed)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise WireError(f"expected a number, got {type(value).__name__}")
+        raise WireError(f"a {what} needs numbers, got {type(value).__name__}")
+    if not math.isfinite(value):
+        raise WireError(f"a {what} needs finite numbers, got {value}")
     return float(value)
 
 

@@ -348,3 +348,14 @@ def test_backend_error_keeps_its_hint(table: FakeTable) -> None:
         "blue_block, red_block\n  at <task>:3: pick('red_blok')"
     )
     assert result.primitive_calls == 1
+
+
+def test_a_point_that_is_not_finite_never_reaches_the_backend(table: FakeTable) -> None:
+    source = "from lyra.api import Point, place\nplace(Point(float('nan'), 0.0, 0.02))\n"
+    result = run(source, table)
+    assert (result.ok, result.error) == (False, "exception")
+    assert result.feedback == (
+        "WireError: a Point needs finite numbers, got nan\n"
+        "  at <task>:2: place(Point(float('nan'), 0.0, 0.02))"
+    )
+    assert table.calls == []
