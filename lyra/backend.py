@@ -159,6 +159,10 @@ class BackendSpec:
         """The backend's sample scene, if it ships one."""
         return _load(self.sample) if self.sample else None
 
+    def others_with(self, primitive: str) -> list[str]:
+        """The registered backends that have a primitive this one lacks (the error names them)."""
+        return backends_with(primitive)
+
     def examples_from(self) -> frozenset[str]:
         """The backends whose examples planning on this one may show: itself and ``compatible``."""
         return frozenset({self.name, *self.compatible})

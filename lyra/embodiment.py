@@ -116,13 +116,21 @@ class Embodiment(Protocol):
         ...
 
 
+class _Spec(Protocol):
+    """What the facade needs of a backend's spec (:class:`lyra.backend.BackendSpec`)."""
+
+    name: str
+    capabilities: Collection[str]
+
+    def others_with(self, primitive: str) -> list[str]: ...
+
+
 @dataclass
 class _Active:
     embodiment: Embodiment
     on_call: Callable[[str], None] | None
-    # The backend's name and primitives, when the target was a backend; None: no check.
-    backend: str = ""
-    capabilities: Collection[str] | None = None
+    # The backend's spec, when the target was a backend: its primitives are checked.
+    spec: _Spec | None = None
 
 
 _ACTIVE: contextvars.ContextVar[_Active | None] = contextvars.ContextVar(
@@ -157,10 +165,7 @@ def use(target: object, on_call: Callable[[str], None] | None = None) -> Iterato
         The embodiment that is now active.
     """
     embodiment = _as_embodiment(target)
-    spec = getattr(target, "spec", None)
-    capabilities = getattr(spec, "capabilities", None)
-    backend = str(getattr(spec, "name", ""))
-    token = _ACTIVE.set(_Active(embodiment, on_call, backend, capabilities))
+    token = _ACTIVE.set(_Active(embodiment, on_call, getattr(target, "spec", None)))
     try:
         yield embodiment
     finally:
@@ -177,10 +182,9 @@ def active(primitive: str) -> Embodiment:
     current = _ACTIVE.get()
     if current is None:
         raise NoEmbodimentError()
-    if current.capabilities is not None and primitive not in current.capabilities:
-        from lyra.backend import backends_with
-
-        raise UnsupportedPrimitiveError(primitive, current.backend, backends_with(primitive))
+    spec = current.spec
+    if spec is not None and primitive not in spec.capabilities:
+        raise UnsupportedPrimitiveError(primitive, spec.name, spec.others_with(primitive))
     if current.on_call is not None:
         current.on_call(primitive)
     return current.embodiment
