@@ -116,6 +116,7 @@ class Embodiment(Protocol):
         ...
 
 
+@runtime_checkable
 class _Spec(Protocol):
     """What the facade needs of a backend's spec (:class:`lyra.backend.BackendSpec`)."""
 
@@ -165,7 +166,9 @@ def use(target: object, on_call: Callable[[str], None] | None = None) -> Iterato
         The embodiment that is now active.
     """
     embodiment = _as_embodiment(target)
-    token = _ACTIVE.set(_Active(embodiment, on_call, getattr(target, "spec", None)))
+    # A Gymnasium env has a `spec` too (its EnvSpec): only a backend's is checked against.
+    spec = getattr(target, "spec", None)
+    token = _ACTIVE.set(_Active(embodiment, on_call, spec if isinstance(spec, _Spec) else None))
     try:
         yield embodiment
     finally:
