@@ -12,6 +12,13 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from lyra.errors import LyraError
+
+# Generated code beyond these is refused before any parser but the first has read it: a
+# 30,000-term expression keeps libcst busy for minutes and overflows the compiler's stack.
+MAX_SOURCE_BYTES = 100_000
+MAX_NESTING = 100
+
 # Standard and numeric modules a skill may import, by their top-level package.
 ALLOWED_MODULES = frozenset(
     {
@@ -58,6 +65,42 @@ class Violation:
         return f"{self.filename}:{self.line}: {self.message}"
 
 
+class OversizedCodeError(LyraError):
+    """Generated code too large or too deeply nested to be read; the message says how to fix it."""
+
+
+def parse_generated(source: str, filename: str = "<code>") -> ast.Module:
+    """Parse generated code, refusing what is too large or nested too deep for the tools after.
+
+    Raises:
+        OversizedCodeError: over MAX_SOURCE_BYTES, or nested deeper than MAX_NESTING.
+        SyntaxError: the code does not parse (null bytes included).
+    """
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > MAX_SOURCE_BYTES:
+        raise OversizedCodeError(
+            f"the answer is {size} bytes, over the {MAX_SOURCE_BYTES}-byte limit: answer with "
+            "the code only, without data or repeated text"
+        )
+    too_deep = (
+        f"{filename} nests deeper than {MAX_NESTING} levels: write flatter code (a loop over a "
+        "list instead of one long expression, fewer nested blocks)"
+    )
+    try:
+        tree = ast.parse(source, filename=filename)
+    except (RecursionError, MemoryError):
+        raise OversizedCodeError(too_deep) from None
+    except ValueError as error:  # null bytes, on some Python versions
+        raise SyntaxError(str(error)) from None
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise OversizedCodeError(too_deep)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return tree
+
+
 def check_source(source: str, filename: str = "<skill>") -> list[Violation]:
     """Return every allow-list violation in a module's source, in line order.
 
@@ -68,9 +111,11 @@ def check_source(source: str, filename: str = "<skill>") -> list[Violation]:
         filename: how messages name the module.
     """
     try:
-        tree = ast.parse(source, filename=filename)
+        tree = parse_generated(source, filename)
     except SyntaxError as error:
         return [Violation(filename, error.lineno or 1, f"syntax error: {error.msg}")]
+    except OversizedCodeError as error:
+        return [Violation(filename, 1, str(error))]
     return check_tree(tree, filename)
 
 

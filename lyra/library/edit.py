@@ -363,6 +363,15 @@ def _without_unused_skill_names(
 
 
 def _parse(source: str, what: str) -> cst.Module:
+    # Refuse what is too large or too deep before libcst, which would take minutes on it.
+    try:
+        policy.parse_generated(source, f"the {what}")
+    except policy.OversizedCodeError as error:
+        raise ValidationError(
+            f"the {what} cannot be used; nothing was changed", [str(error)]
+        ) from None
+    except SyntaxError:
+        pass  # libcst reports it below, with its line
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:

@@ -109,6 +109,18 @@ class ManualAnswerTimeoutError(LLMError):
         )
 
 
+class AnswerFileError(LLMError):
+    """A manual answer file that is not text."""
+
+    def __init__(self, answer: Path, error: UnicodeDecodeError) -> None:
+        self.answer = answer
+        super().__init__(
+            f"the answer file {answer} is not UTF-8 text (byte {error.object[error.start]:#04x} "
+            f"at offset {error.start}): save the answer as plain UTF-8 text there and run "
+            "again (the run resumes where it stopped)"
+        )
+
+
 class ReplayMismatchError(LLMError):
     """A request differs from the one recorded at the same position of the session."""
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lyra.llm.base import Completion, Message, estimate_tokens, render_prompt
-from lyra.llm.errors import EmptyAnswerError, ManualAnswerTimeoutError
+from lyra.llm.errors import AnswerFileError, EmptyAnswerError, ManualAnswerTimeoutError
 
 END_OF_ANSWER = "."
 
@@ -101,9 +101,17 @@ class ManualProvider:
 
     def _await(self, answer_file: Path, prompt_file: Path) -> str:
         deadline = time.monotonic() + self.timeout
-        seen = ""
+        seen, seen_bytes = "", b""
         while time.monotonic() < deadline:
-            text = answer_file.read_text(encoding="utf-8") if answer_file.is_file() else ""
+            data = answer_file.read_bytes() if answer_file.is_file() else b""
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                if data == seen_bytes:  # finished writing, and still not text
+                    raise AnswerFileError(answer_file, error) from None
+                seen_bytes = data
+                time.sleep(self.poll)
+                continue
             # The same non-empty text on two looks in a row: the writer has finished.
             if text.strip() and text == seen:
                 return text.strip()

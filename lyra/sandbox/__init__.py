@@ -16,19 +16,32 @@ each call runs here, in this thread, under the budgets, and its result goes back
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import shutil
+import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from lyra import api
 from lyra.embodiment import use
+from lyra.policy import MAX_SOURCE_BYTES
 from lyra.sandbox import wire
-from lyra.sandbox.worker import MAX_OUTPUT_CHARS, MAX_SOURCE_BYTES, ErrorKind
+from lyra.sandbox.confine import LAYERS, Limits
+from lyra.sandbox.worker import MAX_OUTPUT_CHARS, ErrorKind
 from lyra.sandbox.zygote import fork_worker
 
-__all__ = ["MAX_OUTPUT_CHARS", "MAX_SOURCE_BYTES", "ErrorKind", "RunResult", "run_code"]
+__all__ = [
+    "LAYERS",
+    "MAX_OUTPUT_CHARS",
+    "MAX_SOURCE_BYTES",
+    "ErrorKind",
+    "Limits",
+    "RunResult",
+    "run_code",
+]
 
 # How long past the code's own time limit a silent worker is waited for before it is killed:
 # its deadline check stops Python loops itself; only a call that never returns needs the kill.
@@ -52,6 +65,7 @@ class RunResult:
             primitive calls, or too much simulated time) or ``exception``.
         output: what the code printed, cut at MAX_OUTPUT_CHARS.
         code_s: seconds the code itself ran, between and around its primitive calls.
+        confined: the OS confinement layers the worker ran under (see lyra.sandbox.confine).
     """
 
     ok: bool
@@ -61,6 +75,7 @@ class RunResult:
     error: ErrorKind | None = None
     output: str = ""
     code_s: float = 0.0
+    confined: tuple[str, ...] = ()
 
 
 def skill_sources(skills_root: Path | None) -> dict[str, str]:
@@ -83,6 +98,8 @@ def run_code(
     max_sim_seconds: float | None = None,
     extra_globals: Mapping[str, Any] | None = None,
     on_primitive: Callable[[str], None] | None = None,
+    limits: Limits | None = None,
+    require: Collection[str] = (),
 ) -> RunResult:
     """Check generated code and run it, serving its primitive calls; never raises for bad code.
 
@@ -100,11 +117,17 @@ def run_code(
         max_sim_seconds: how many simulated seconds the backend may advance; None: no limit.
         extra_globals: values the caller puts in the code's namespace (sent as values).
         on_primitive: called here, with the primitive's name, after each call has run.
+        limits: the worker's resource limits (default: :class:`Limits`, with a CPU-time
+            backstop of twice the time limit).
+        require: confinement layers the run must have (``LAYERS``); without one of them the
+            code is refused. A real robot requires them all.
 
     Returns:
         The outcome, with feedback text the LLM can act on when it is not ok.
     """
     start = time.monotonic()
+    limits = limits or Limits(cpu_seconds=max(10, round(2 * timeout_s) + 5))
+    scratch = Path(tempfile.mkdtemp(prefix="lyra-code-"))
     worker = fork_worker()
     server = _Server(target, max_primitive_calls, max_sim_seconds, on_primitive)
     try:
@@ -116,11 +139,15 @@ def run_code(
                 "skills": skill_sources(skills_root),
                 "code_seconds": timeout_s,
                 "globals": wire.encode(dict(extra_globals or {})),
+                "scratch": str(scratch),
+                "limits": dataclasses.asdict(limits),
+                "require": list(require),
             },
         )
         done, code_s = server.serve(worker.sock, timeout_s + GRACE_S)
     finally:
         worker.kill()
+        shutil.rmtree(scratch, ignore_errors=True)
     wall = time.monotonic() - start
     if done is None:
         return RunResult(False, server.lost, server.calls, wall, "timeout", code_s=code_s)
@@ -130,7 +157,8 @@ def run_code(
         # The code caught the stop and ended as if nothing happened: it still ran out.
         kind, feedback = "budget", server.stopped
     output = str(done.get("output", ""))[:MAX_OUTPUT_CHARS]
-    return RunResult(kind is None, feedback, server.calls, wall, kind, output, code_s)
+    confined = tuple(layer for layer in LAYERS if layer in (done.get("confined") or ()))
+    return RunResult(kind is None, feedback, server.calls, wall, kind, output, code_s, confined)
 
 
 class _Server:

@@ -25,16 +25,24 @@ import time
 import traceback
 import types
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 from lyra import api, errors
 from lyra.library.errors import UnknownSkillError
-from lyra.policy import ALLOWED_MODULES, FORBIDDEN_NAMES, Violation, check_tree
+from lyra.policy import (
+    ALLOWED_MODULES,
+    FORBIDDEN_NAMES,
+    OversizedCodeError,
+    Violation,
+    check_tree,
+    parse_generated,
+)
 from lyra.sandbox import wire
+from lyra.sandbox.confine import Limits, confine
 
 ErrorKind = Literal["policy", "syntax", "timeout", "budget", "exception"]
 
-MAX_SOURCE_BYTES = 100_000
 MAX_OUTPUT_CHARS = 20_000
 MAX_FEEDBACK_CHARS = 20_000
 
@@ -129,15 +137,26 @@ class _Refused(Exception):
 def serve(sock: socket.socket) -> None:
     """Receive one job from the trusted process, run it, and send back how it ended.
 
-    The job is ``{"code", "filename", "skills": {name: source}, "code_seconds", "globals"}``;
-    the answer ``{"done": {"kind", "feedback", "output"}}``, after any number of primitive
-    calls in between.
+    The job is ``{"code", "filename", "skills": {name: source}, "code_seconds", "globals",
+    "scratch", "limits", "require"}``; the worker confines itself (:mod:`lyra.sandbox.confine`)
+    before it looks at the code, and answers ``{"done": {"kind", "feedback", "output",
+    "confined"}}`` after any number of primitive calls in between.
     """
     # What generated code or numpy prints at the C level goes nowhere; print() is collected.
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     job = wire.receive(sock)
+    confinement = confine(Path(job["scratch"]), Limits(**job["limits"]))
+    lacking = [layer for layer in job["require"] if layer not in confinement.applied]
+    if lacking:
+        reasons = "; ".join(f"{layer}: {confinement.missing[layer]}" for layer in lacking)
+        feedback = (
+            f"the code was not run: this machine cannot confine it as required ({reasons}); "
+            "run on a machine with these layers, or do not require them"
+        )
+        wire.send(sock, {"done": {"kind": "policy", "feedback": feedback, "output": ""}})
+        return
     run = _Run(
         job["filename"],
         job["skills"],
@@ -149,6 +168,7 @@ def serve(sock: socket.socket) -> None:
         "kind": kind,
         "feedback": feedback[:MAX_FEEDBACK_CHARS],
         "output": run.output.getvalue()[:MAX_OUTPUT_CHARS],
+        "confined": list(confinement.applied),
     }
     wire.send(sock, {"done": done})
 
@@ -218,13 +238,6 @@ class _Run:
 
     def prepare(self, source: str) -> types.CodeType:
         """Check the code and every skill it reaches; return the task's compiled code."""
-        size = len(source.encode("utf-8"))
-        if size > MAX_SOURCE_BYTES:
-            raise _Refused(
-                "policy",
-                f"the answer is {size} bytes, over the {MAX_SOURCE_BYTES}-byte limit: "
-                "answer with the plan code only, without data or repeated text",
-            )
         tree = self._parse(source, self.filename)
         if not tree.body:
             raise _Refused(
@@ -245,9 +258,11 @@ class _Run:
     def _parse(self, source: str, filename: str) -> ast.Module:
         self.sources[filename] = source.splitlines()
         try:
-            return ast.parse(source, filename=filename)
+            return parse_generated(source, filename)
         except SyntaxError as error:
             raise self._syntax_refusal(error, filename) from None
+        except OversizedCodeError as error:
+            raise _Refused("policy", str(error)) from None
 
     def _syntax_refusal(self, error: SyntaxError, filename: str) -> _Refused:
         line = error.lineno or 1
@@ -424,9 +439,9 @@ class _Run:
         if self.stop_feedback:
             return "budget", self.stop_feedback + where
         if self.error is not None:
-            error = self.error
-            message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-            return "exception", message + where
+            text = _message(self.error)
+            name = type(self.error).__name__
+            return "exception", (f"{name}: {text}" if text else name) + where
         return None, ""
 
     def _trace(self, error: BaseException | None) -> str:
@@ -447,6 +462,19 @@ class _Run:
         source = self.sources.get(filename, [])
         text = source[line - 1].strip() if 0 < line <= len(source) else ""
         return f"{separator}{text}" if text else ""
+
+
+def _message(error: BaseException) -> str:
+    """An exception's text, or "" when its ``__str__`` fails, loops or returns no string.
+
+    The deadline has passed or the code has ended by now, so a looping ``__str__`` written by
+    the code stops at its first tick.
+    """
+    try:
+        text = str(error)
+    except BaseException:  # a hostile __str__: raise, SystemExit, the deadline's stop
+        return ""
+    return text if isinstance(text, str) else ""
 
 
 def _hidden_module(name: str) -> bool:

@@ -116,3 +116,19 @@ def test_empty_terminal_answer(monkeypatch: pytest.MonkeyPatch) -> None:
         "person (manual) gave an empty answer to the plan request: ask again, or answer it "
         "yourself with --llm manual"
     )
+
+
+def test_a_binary_answer_file_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
+    from lyra.llm.errors import AnswerFileError
+
+    folder = tmp_path / "answers"
+    folder.mkdir()
+    (folder / "0001-plan.answer.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    provider = ManualProvider(answers=folder, timeout=5, poll=0.01)
+    with pytest.raises(AnswerFileError) as caught:
+        provider.complete(MESSAGES, purpose="plan")
+    assert str(caught.value) == (
+        f"the answer file {folder / '0001-plan.answer.md'} is not UTF-8 text (byte 0x89 at "
+        "offset 0): save the answer as plain UTF-8 text there and run again (the run resumes "
+        "where it stopped)"
+    )

@@ -158,7 +158,7 @@ def test_oversized_answer(table: FakeTable) -> None:
         run(source, table),
         "policy",
         f"the answer is 1200000 bytes, over the {MAX_SOURCE_BYTES}-byte limit: answer with the "
-        "plan code only, without data or repeated text",
+        "code only, without data or repeated text",
     )
 
 

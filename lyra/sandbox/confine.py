@@ -1,0 +1,312 @@
+"""OS confinement of a code worker, applied in the worker right after it is forked.
+
+What the operating system offers and a pip install can rely on, each layer on its own so that
+a machine without one still gets the others, and each reported by name:
+
+* ``rlimits``: address space, CPU seconds, open files, file size, no core dumps;
+* ``no_new_privs``: nothing the worker runs can gain privileges (Linux);
+* ``landlock``: files may be written, created or executed only beneath the run's scratch
+  folder, and read only beneath Python's and lyra's own folders (Linux 5.13+);
+* ``seccomp``: no new processes, no programs, no sockets, no signals to other processes, no
+  tracing, mounting or namespaces (Linux; x86_64 and aarch64).
+
+Commands here run as root, so none of this relies on dropping to another user. A layer that
+cannot be applied is reported as missing; a run that requires a layer (a real robot) refuses to
+start without it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import os
+import platform
+import resource
+import struct
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+LAYERS = ("rlimits", "no_new_privs", "landlock", "seccomp")
+
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+
+# Landlock (linux/landlock.h): syscall numbers are the same on x86_64 and aarch64.
+_LANDLOCK_CREATE_RULESET = 444
+_LANDLOCK_ADD_RULE = 445
+_LANDLOCK_RESTRICT_SELF = 446
+_LANDLOCK_CREATE_RULESET_VERSION = 1
+_LANDLOCK_RULE_PATH_BENEATH = 1
+_FS_EXECUTE = 1 << 0
+_FS_WRITE_FILE = 1 << 1
+_FS_READ_FILE = 1 << 2
+_FS_READ_DIR = 1 << 3
+_FS_REMOVE_DIR = 1 << 4
+_FS_REMOVE_FILE = 1 << 5
+_FS_MAKE = sum(1 << bit for bit in range(6, 13))  # char, dir, reg, sock, fifo, block, sym
+_FS_REFER = 1 << 13  # ABI 2
+_FS_TRUNCATE = 1 << 14  # ABI 3
+_FS_IOCTL_DEV = 1 << 15  # ABI 5
+_NET_ALL = (1 << 0) | (1 << 1)  # ABI 4: bind and connect over TCP
+_SCOPE_ALL = (1 << 0) | (1 << 1)  # ABI 6: abstract unix sockets, signals outside the domain
+
+# seccomp: what the filter returns, and the syscalls it refuses, per architecture.
+_RET_ALLOW = 0x7FFF0000
+_RET_KILL_PROCESS = 0x80000000
+_RET_ERRNO = 0x00050000
+_CLONE_THREAD = 0x00010000
+_ARCHES = {
+    "x86_64": (
+        0xC000003E,
+        {
+            "clone": 56,
+            "clone3": 435,
+            "fork": 57,
+            "vfork": 58,
+            "execve": 59,
+            "execveat": 322,
+            "socket": 41,
+            "socketpair": 53,
+            "connect": 42,
+            "bind": 49,
+            "listen": 50,
+            "accept": 43,
+            "accept4": 288,
+            "kill": 62,
+            "tkill": 200,
+            "tgkill": 234,
+            "pidfd_send_signal": 424,
+            "pidfd_open": 434,
+            "ptrace": 101,
+            "process_vm_readv": 310,
+            "process_vm_writev": 311,
+            "mount": 165,
+            "umount2": 166,
+            "unshare": 272,
+            "setns": 308,
+            "bpf": 321,
+            "perf_event_open": 298,
+            "keyctl": 250,
+        },
+    ),
+    "aarch64": (
+        0xC00000B7,
+        {
+            "clone": 220,
+            "clone3": 435,
+            "execve": 221,
+            "execveat": 281,
+            "socket": 198,
+            "socketpair": 199,
+            "connect": 203,
+            "bind": 200,
+            "listen": 201,
+            "accept": 202,
+            "accept4": 242,
+            "kill": 129,
+            "tkill": 130,
+            "tgkill": 131,
+            "pidfd_send_signal": 424,
+            "pidfd_open": 434,
+            "ptrace": 117,
+            "process_vm_readv": 270,
+            "process_vm_writev": 271,
+            "mount": 40,
+            "umount2": 39,
+            "unshare": 97,
+            "setns": 268,
+            "bpf": 280,
+            "perf_event_open": 241,
+            "keyctl": 219,
+        },
+    ),
+}
+_X32_BIT = 0x40000000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The resource limits of one worker.
+
+    Attributes:
+        address_space: bytes of virtual memory.
+        cpu_seconds: CPU seconds, a backstop behind the trusted side's kill.
+        open_files: file descriptors.
+        file_bytes: the largest file it may write (in its scratch folder).
+    """
+
+    address_space: int = 4 * 1024**3
+    cpu_seconds: int = 120
+    open_files: int = 64
+    file_bytes: int = 64 * 1024**2
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """Which layers a worker got, and why the others are missing."""
+
+    applied: tuple[str, ...]
+    missing: dict[str, str]
+
+
+def confine(scratch: Path, limits: Limits) -> Confinement:
+    """Confine this process (a freshly forked worker) for the rest of its life.
+
+    Args:
+        scratch: the only folder it may write in; it becomes the working directory.
+        limits: its resource limits.
+    """
+    os.chdir(scratch)
+    applied: list[str] = []
+    missing: dict[str, str] = {}
+    layers = (
+        ("rlimits", lambda: _rlimits(limits)),
+        ("no_new_privs", _no_new_privs),
+        ("landlock", lambda: _landlock(scratch, _readable())),
+        ("seccomp", _seccomp),
+    )
+    for name, apply in layers:
+        why = apply()
+        if why:
+            missing[name] = why
+        else:
+            applied.append(name)
+    return Confinement(tuple(applied), missing)
+
+
+def _readable() -> list[Path]:
+    """Where a worker may read: Python's own files, the packages it imports, lyra's."""
+    import numpy
+
+    import lyra
+
+    # The packages' own folders, not the folders above them: a workspace beside lyra's source
+    # (an editable install) stays unreadable.
+    roots = {Path(sys.base_prefix), Path(sys.prefix)}
+    roots |= {Path(str(module.__file__)).resolve().parent for module in (lyra, numpy)}
+    return sorted(roots)
+
+
+def _rlimits(limits: Limits) -> str:
+    try:
+        for kind, value in (
+            (resource.RLIMIT_AS, limits.address_space),
+            (resource.RLIMIT_CPU, limits.cpu_seconds),
+            (resource.RLIMIT_NOFILE, limits.open_files),
+            (resource.RLIMIT_FSIZE, limits.file_bytes),
+            (resource.RLIMIT_CORE, 0),
+        ):
+            resource.setrlimit(kind, (value, value))
+    except (OSError, ValueError) as error:
+        return f"setrlimit failed: {error}"
+    return ""
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+
+
+def _no_new_privs() -> str:
+    libc = _libc()
+    if libc is None:
+        return f"not available on {sys.platform}"
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return f"prctl(PR_SET_NO_NEW_PRIVS) failed: {os.strerror(ctypes.get_errno())}"
+    return ""
+
+
+def _landlock(scratch: Path, readable: Iterable[Path]) -> str:
+    libc = _libc()
+    if libc is None:
+        return f"not available on {sys.platform}"
+    libc.syscall.restype = ctypes.c_long
+    abi = libc.syscall(
+        _LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), _LANDLOCK_CREATE_RULESET_VERSION
+    )
+    if abi < 1:
+        return f"the kernel has no Landlock ({os.strerror(ctypes.get_errno())})"
+    write = _FS_WRITE_FILE | _FS_REMOVE_DIR | _FS_REMOVE_FILE | _FS_MAKE
+    write |= (_FS_REFER if abi >= 2 else 0) | (_FS_TRUNCATE if abi >= 3 else 0)
+    read = _FS_READ_FILE | _FS_READ_DIR
+    handled = write | read | _FS_EXECUTE | (_FS_IOCTL_DEV if abi >= 5 else 0)
+    fields = [handled]
+    if abi >= 4:
+        fields.append(_NET_ALL)
+    if abi >= 6:
+        fields.append(_SCOPE_ALL)
+    attr = struct.pack(f"{len(fields)}Q", *fields)
+    ruleset = libc.syscall(
+        _LANDLOCK_CREATE_RULESET, ctypes.c_char_p(attr), ctypes.c_size_t(len(attr)), 0
+    )
+    if ruleset < 0:
+        return f"landlock_create_ruleset failed: {os.strerror(ctypes.get_errno())}"
+    try:
+        rules = [(scratch, write | read)] + [(path, read) for path in readable]
+        for path, access in rules:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            try:
+                # struct landlock_path_beneath_attr is packed: u64 allowed_access, s32 fd.
+                beneath = struct.pack("=Qi", access & handled, fd)
+                if libc.syscall(
+                    _LANDLOCK_ADD_RULE, ruleset, _LANDLOCK_RULE_PATH_BENEATH, beneath, 0
+                ):
+                    return f"landlock_add_rule({path}) failed: {os.strerror(ctypes.get_errno())}"
+            finally:
+                os.close(fd)
+        if libc.syscall(_LANDLOCK_RESTRICT_SELF, ruleset, 0):
+            return f"landlock_restrict_self failed: {os.strerror(ctypes.get_errno())}"
+    finally:
+        os.close(ruleset)
+    return ""
+
+
+def _filter(arch: int, numbers: dict[str, int]) -> list[tuple[int, int, int, int]]:
+    """The BPF program: (code, jump if true, jump if false, k) instructions."""
+    ld_abs, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    eperm, enosys = _RET_ERRNO | errno.EPERM, _RET_ERRNO | errno.ENOSYS
+    denied = [nr for name, nr in numbers.items() if name not in ("clone", "clone3")]
+    program = [
+        (ld_abs, 0, 0, 4),  # seccomp_data.arch
+        (jeq, 1, 0, arch),
+        (ret, 0, 0, _RET_KILL_PROCESS),
+        (ld_abs, 0, 0, 0),  # seccomp_data.nr
+    ]
+    if arch == _ARCHES["x86_64"][0]:
+        program += [(jge, 0, 1, _X32_BIT), (ret, 0, 0, eperm)]
+    # clone3's flags sit behind a pointer the filter cannot read: glibc falls back to clone.
+    program += [(jeq, 0, 1, numbers["clone3"]), (ret, 0, 0, enosys)]
+    # clone makes threads as well as processes: a thread (CLONE_THREAD) may go.
+    program += [
+        (jeq, 0, 4, numbers["clone"]),
+        (ld_abs, 0, 0, 16),  # the low half of args[0], the flags (little-endian)
+        (jset, 0, 1, _CLONE_THREAD),
+        (ret, 0, 0, _RET_ALLOW),
+        (ret, 0, 0, eperm),
+    ]
+    for nr in denied:
+        program += [(jeq, 0, 1, nr), (ret, 0, 0, eperm)]
+    program.append((ret, 0, 0, _RET_ALLOW))
+    return program
+
+
+def _seccomp() -> str:
+    libc = _libc()
+    if libc is None:
+        return f"not available on {sys.platform}"
+    machine = platform.machine()
+    if machine not in _ARCHES:
+        return f"no filter written for {machine}"
+    arch, numbers = _ARCHES[machine]
+    program = _filter(arch, numbers)
+    raw = b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
+    buffer = ctypes.create_string_buffer(raw, len(raw))
+    fprog = struct.pack("=HxxxxxxQ", len(program), ctypes.addressof(buffer))
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0) != 0:
+        return f"prctl(PR_SET_SECCOMP) failed: {os.strerror(ctypes.get_errno())}"
+    return ""
