@@ -15,6 +15,7 @@ backend: each task names one, and the registry builds it.
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 import shutil
 from collections.abc import Callable, Sequence
@@ -24,12 +25,13 @@ from typing import Any, Literal, Protocol
 
 import yaml
 
+from lyra import lock
 from lyra.backend import Backend, make
 from lyra.check import check_example
 from lyra.curriculum import Curriculum, CurriculumError, Progress, Task, next_task, resolve_task
 from lyra.episode import Budget, EpisodeResult, run_episode
 from lyra.errors import LyraError
-from lyra.examples import Example, iter_examples, slugify
+from lyra.examples import Example, iter_examples, load_example, slugify
 from lyra.journal import commit_learnt_step, recover
 from lyra.library.edit import Patch, stage_answer, stage_new_skill
 from lyra.library.errors import EditError
@@ -40,6 +42,7 @@ from lyra.memory.retrieval import ExampleHit
 from lyra.memory.store import Memory
 from lyra.names import SKILL_NAME
 from lyra.pictures import save_png
+from lyra.policy import OversizedCodeError, parse_generated
 from lyra.predicates import PredicateError, from_spec
 from lyra.prompts import render, system_prompt
 from lyra.workspace import Workspace
@@ -292,7 +295,7 @@ def split_answer(text: str, skill: str) -> tuple[str, str]:
             f"(defining `def {skill}(...)`) and the task code (beginning with `# task`); "
             f"it held {len(blocks)} code block(s)"
         )
-    tree = ast.parse(code) if _parses(code) else None
+    tree = _parsed(code)
     if tree is not None and not any(
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == skill
         for node in ast.walk(tree)
@@ -304,19 +307,24 @@ def split_answer(text: str, skill: str) -> tuple[str, str]:
     return module, code
 
 
-def _parses(code: str) -> bool:
+def _parsed(code: str) -> ast.Module | None:
+    """The code's tree; None when it does not parse (the run reports that, with its line).
+
+    Raises:
+        AnswerError: the code is too large or nested too deep to be read at all.
+    """
     try:
-        ast.parse(code)
+        return parse_generated(code, "the task code")
+    except OversizedCodeError as error:
+        raise AnswerError(str(error)) from None
     except SyntaxError:
-        return False
-    return True
+        return None
 
 
 def skills_called(code: str) -> list[str]:
     """The skills a piece of code imports (``from skills.NAME import NAME``)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
+    tree = _parsed(code)
+    if tree is None:
         return []
     return sorted(
         {
@@ -406,6 +414,9 @@ class Learner:
             teach_missing: when a plan needs a skill the library lacks, ask the teacher to
                 teach it and resume; otherwise the plan stops there.
             say: where the loop reports progress.
+
+        Raises:
+            WorkspaceLockedError: another process is writing to the workspace.
         """
         self.ws = workspace
         self.provider = provider
@@ -416,6 +427,8 @@ class Learner:
         self.teach_missing = teach_missing
         self.say = say
         self._backends: dict[str, Backend] = {}
+        # One writer per workspace, from here until close(); the lock dies with the process.
+        lock.acquire(workspace)
         restored = recover(workspace)
         if restored:
             say(f"Undid an interrupted commit: restored {', '.join(p.name for p in restored)}")
@@ -428,10 +441,11 @@ class Learner:
         return self._backends[name]
 
     def close(self) -> None:
-        """Release the simulators."""
+        """Release the simulators and the workspace."""
         for backend in self._backends.values():
             backend.close()
         self._backends.clear()
+        lock.release(self.ws)
 
     def learn(self, curriculum: Curriculum) -> list[TaskOutcome]:
         """Teach every task not yet accepted, in order; stop at the first one not accepted."""
@@ -823,7 +837,7 @@ class Learner:
         first = attempt.runs[0]
         scene = task.spec().load_scene(scene)
         example = Example(
-            id=slugify(f"{curriculum}-{task.id}"),
+            id=self._example_id(f"{curriculum}/{task.id}"),
             instruction=task.instruction,
             code=attempt.code,
             skills=skills_called(attempt.code),
@@ -848,6 +862,19 @@ class Learner:
             feedback="\n".join(outcome.corrections) or None,
         )
         return example
+
+    def _example_id(self, key: str) -> str:
+        """A readable id for a task's example, with a digest when another task has that slug.
+
+        Slugs are cut at 48 characters and fold punctuation, so two tasks can share one; the
+        second then keeps its own file instead of overwriting the first's regression check.
+        """
+        slug = slugify(key.replace("/", "-"))
+        path = self.ws.examples_dir / f"{slug}.yaml"
+        if not path.exists() or load_example(path).task == key:
+            return slug
+        digest = hashlib.sha1(key.encode()).hexdigest()[:8]
+        return f"{slug[:39]}_{digest}"
 
     def _improvement(self, task: Task, attempt: Attempt, outcome: TaskOutcome) -> str:
         prompt = render(
@@ -878,8 +905,6 @@ def one_off_task(
     Raises:
         pydantic.ValidationError: when the skill name or another field is unusable.
     """
-    import hashlib
-
     from lyra.curriculum import SkillTarget
 
     # A digest of the whole instruction keeps two long instructions with one beginning apart.

@@ -1,7 +1,9 @@
 """The ``replay`` provider: answers from a recorded session log, request by request.
 
 Tests and offline demos run the real learning loop against it; any change in what lyra asks
-shows up as a typed error with a diff instead of as a silently different answer.
+shows up as a typed error with a diff instead of as a silently different answer. A run that
+resumes after a crash or a kill starts at the first task not yet accepted, so its first request
+is found further on in the recording: the replay starts there, and is strict from then on.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ class ReplayProvider:
             ReplayExhaustedError: every recorded request has been answered.
         """
         started = time.perf_counter()
+        if self.position == 0:
+            self.position = self._resume_point(messages, purpose)
         if self.position == len(self.records):
             raise ReplayExhaustedError(self.recording, len(self.records), purpose)
         record = self.records[self.position]
@@ -59,6 +63,14 @@ class ReplayProvider:
             answered_by=record.answered_by,
             tokens_estimated=record.tokens_estimated,
         )
+
+    def _resume_point(self, messages: Sequence[Message], purpose: str) -> int:
+        """Where the first request of a run is recorded: 0, or further on for a resumed run."""
+        request = (purpose, tuple(messages))
+        for position, record in enumerate(self.records):
+            if (record.purpose, record.messages) == request:
+                return position
+        return 0  # not recorded at all: the mismatch with the first record says so
 
 
 def _diff(record: LogRecord, purpose: str, messages: Sequence[Message]) -> str:
