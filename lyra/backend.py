@@ -106,6 +106,10 @@ class BackendSpec:
         prompts: its :class:`~lyra.prompts.PromptPack`.
         bench: its benchmark tasks, a mapping of names to :class:`BenchTask`; None if none.
         sample: its :class:`Sample` scene; None if it has none.
+        layout: a function ``(scene, seed) -> object names`` that lays a scene out without a
+            simulator, raising :class:`~lyra.errors.LyraError` when it cannot: a curriculum
+            is then checked for scenes that do not fit and predicates naming missing objects
+            at load time. None: checked only when the task runs.
         tolerance: how close, in metres, its motions bring an object or the tool to a target.
         compatible: other backends whose learnt examples may be shown when planning here.
     """
@@ -119,6 +123,7 @@ class BackendSpec:
     prompts: str
     bench: str | None = None
     sample: str | None = None
+    layout: str | None = None
     tolerance: float = 0.005
     compatible: frozenset[str] = field(default_factory=frozenset)
 
@@ -154,6 +159,17 @@ class BackendSpec:
     def bench_tasks(self) -> Mapping[str, BenchTask]:
         """The benchmark tasks, by name (empty if the backend has none)."""
         return _load(self.bench) if self.bench else {}
+
+    def scene_objects(self, scene: BaseModel, seed: int) -> list[str] | None:
+        """The objects a scene lays out on a seed; None when the backend cannot tell.
+
+        Raises:
+            LyraError: the scene cannot be laid out (the message says why).
+        """
+        if self.layout is None:
+            return None
+        names: list[str] = _load(self.layout)(scene, seed)
+        return names
 
     def sample_scene(self) -> Sample | None:
         """The backend's sample scene, if it ships one."""

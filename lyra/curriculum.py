@@ -11,7 +11,7 @@ restarted session resumes at the first task not yet accepted. The schema is docu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$")]
 Loc = tuple[str | int, ...]
+# A seed is a numpy seed; a hold is simulated, but a long one is a slip (a million seconds).
+MAX_SEED = 2**32 - 1
+MAX_HOLD_SECONDS = 60.0
 
 
 class CurriculumError(LyraError):
@@ -105,13 +108,15 @@ class Task(BaseModel):
     skill: SkillTarget | None = Field(
         default=None, description="the skill it teaches; none: a plan of learnt skills"
     )
-    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
+    seeds: list[Annotated[int, Field(ge=0, le=MAX_SEED)]] = Field(
+        default_factory=lambda: [0], min_length=1
+    )
     success: list[dict[str, Any]] = Field(
         default_factory=list,
         description="the predicate that says it worked; a plan without one is judged by its "
         "teacher alone",
     )
-    hold_seconds: Annotated[float, Field(ge=0)] = Field(
+    hold_seconds: Annotated[float, Field(ge=0, le=MAX_HOLD_SECONDS)] = Field(
         default=0.0, description="how long the predicate must still hold after the plan ends"
     )
     feedback: list[str] = Field(
@@ -168,11 +173,34 @@ def _task_problems(task: Task) -> list[tuple[Loc, str]]:
         try:
             task.scene = spec.load_scene(task.scene)
         except ValidationError as error:
-            problems += [(("scene", *item["loc"]), item["msg"]) for item in error.errors()]
+            problems += [
+                (("scene", *item["loc"]), item["msg"].removeprefix("Value error, "))
+                for item in error.errors()
+            ]
     try:
-        from_spec(task.success, spec.predicate_functions())
+        check = from_spec(task.success, spec.predicate_functions())
     except PredicateError as error:
         problems.append((("success",), str(error)))
+        return problems
+    if task.scene is None or problems:
+        return problems
+    for seed in task.seeds:
+        try:
+            names = spec.scene_objects(task.scene, seed)
+        except LyraError as error:
+            return [*problems, (("scene",), f"on seed {seed}: {error}")]
+        if names is None:
+            break
+        missing = sorted(check.objects - set(names))
+        if missing:
+            problems.append(
+                (
+                    ("success",),
+                    f"the predicate names {', '.join(map(repr, missing))}, which the scene "
+                    f"does not have (on seed {seed} it has {', '.join(sorted(names))})",
+                )
+            )
+            break
     return problems
 
 
@@ -230,23 +258,31 @@ class Curriculum(BaseModel):
         raise KeyError(f"curriculum '{self.name}' has no task '{task_id}'")
 
 
-def load_curriculum(path: Path) -> Curriculum:
-    """Read and validate one curriculum file.
+def load_curriculum(path: Path, skills: Collection[str] | None = None) -> Curriculum:
+    """Read and validate one curriculum file, refusing anything a person did not mean.
+
+    Besides the schema: duplicate keys, YAML anchors and aliases, text that is not UTF-8,
+    scenes that cannot be laid out on a seed, predicates naming objects the scene lacks, and
+    (given the workspace's ``skills``) extensions of skills that neither exist nor are created
+    by an earlier task.
 
     Raises:
         CurriculumError: naming the file, the line (and column, for malformed YAML) and field.
     """
-    text = path.read_text(encoding="utf-8")
+    text = _text_of(path)
     try:
+        _refuse_anchors(path, text)
         root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
         raise CurriculumError([f"{where}: {error.problem or error.context}"]) from None
     lines: dict[Loc, int] = {}
     if root is not None:
-        _index_lines(root, (), lines)
+        duplicates = _index_lines(root, (), lines)
+        if duplicates:
+            raise CurriculumError([f"{path}:{line}: {message}" for line, message in duplicates])
+    data = yaml.safe_load(text)
     if not isinstance(data, dict):
         raise CurriculumError(
             [f"{path}:1: a curriculum is a mapping with name, backend, description and tasks"]
@@ -266,9 +302,62 @@ def load_curriculum(path: Path) -> Curriculum:
         for index, task in enumerate(curriculum.tasks)
         for loc, message in _task_problems(task)
     ]
+    if skills is not None:
+        problems += [
+            _located(path, ("tasks", index, "skill", "extend"), lines, message)
+            for index, message in _extension_problems(curriculum, skills)
+        ]
     if problems:
         raise CurriculumError(problems)
     return curriculum
+
+
+def _text_of(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise CurriculumError([f"{path}: cannot be read: {error.strerror}"]) from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise CurriculumError(
+            [
+                f"{path}:{line}: the file is not UTF-8 text (byte {raw[error.start]:#04x}): "
+                "save it as UTF-8"
+            ]
+        ) from None
+
+
+def _refuse_anchors(path: Path, text: str) -> None:
+    """Refuse anchors and aliases: a few lines of them expand to billions of nodes."""
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise CurriculumError(
+                [
+                    f"{path}:{event.start_mark.line + 1}: YAML anchors and aliases (&name, "
+                    "*name) are not allowed in a curriculum: write each value out"
+                ]
+            )
+
+
+def _extension_problems(curriculum: Curriculum, skills: Collection[str]) -> list[tuple[int, str]]:
+    known = set(skills)
+    problems = []
+    for index, task in enumerate(curriculum.tasks):
+        if task.skill is None:
+            continue
+        if task.skill.extend and task.skill.name not in known:
+            problems.append(
+                (
+                    index,
+                    f"'{task.skill.name}' is not a skill of this workspace and no earlier task "
+                    f"creates it: extend an existing skill ({', '.join(sorted(known)) or 'none'}) "
+                    "or make it `new: true`",
+                )
+            )
+        known.add(task.skill.name)
+    return problems
 
 
 def _located(path: Path, loc: Loc, lines: dict[Loc, int], message: str) -> str:
@@ -297,18 +386,35 @@ def load_curricula(folder: Path) -> list[Curriculum]:
     return curricula
 
 
-def _index_lines(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
-    """Record the 1-based line of every field and list item under a composed YAML node."""
+def _index_lines(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> list[tuple[int, str]]:
+    """Record the 1-based line of every field and list item under a composed YAML node.
+
+    Returns:
+        (line, message) for every key given twice in one mapping (YAML would keep the last).
+    """
+    duplicates: list[tuple[int, str]] = []
     lines[loc] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             child = (*loc, str(key.value))
-            _index_lines(value, child, lines)
+            line = key.start_mark.line + 1
+            if child in lines:
+                field = ".".join(map(str, child))
+                duplicates.append(
+                    (
+                        line,
+                        f"{field}: the key '{key.value}' is given twice (also on line "
+                        f"{lines[child]}); keep one, or the first would be silently dropped",
+                    )
+                )
+                continue
+            duplicates += _index_lines(value, child, lines)
             # A field's line is its key's, where a person looks for it.
-            lines[child] = key.start_mark.line + 1
+            lines[child] = line
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _index_lines(item, (*loc, index), lines)
+            duplicates += _index_lines(item, (*loc, index), lines)
+    return duplicates
 
 
 def _line_of(loc: Loc, lines: dict[Loc, int]) -> int:

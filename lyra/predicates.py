@@ -17,7 +17,7 @@ import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from lyra.embodiment import ObjectState
 from lyra.errors import LyraError
@@ -39,6 +39,24 @@ class Verdict:
 
 Predicate = Callable[[State], Verdict]
 PASS = Verdict(True)
+F = TypeVar("F", bound=Callable[..., Verdict])
+# Arguments that are lengths or angles of slack: a negative one could never pass.
+_NON_NEGATIVE = frozenset(
+    {"tolerance", "xy_tolerance", "tolerance_deg", "margin", "distance", "gap"}
+)
+
+
+def names_objects(*params: str) -> Callable[[F], F]:
+    """Declare which parameters of a predicate name objects of the scene.
+
+    A curriculum checks those names against the objects its scene lays out, at load time.
+    """
+
+    def mark(function: F) -> F:
+        setattr(function, "_lyra_objects", params)  # noqa: B010 (a function's own attribute)
+        return function
+
+    return mark
 
 
 class PredicateError(LyraError):
@@ -60,6 +78,7 @@ def fmt_mm(value: float) -> str:
     return f"{value * 1000:.1f} mm"
 
 
+@names_objects("name", "other")
 def within_distance(state: State, name: str, other: str, distance: float) -> Verdict:
     """The centres of ``name`` and ``other`` are at most ``distance`` apart horizontally."""
     a, b = get_object(state, name).pose.position, get_object(state, other).pose.position
@@ -71,6 +90,7 @@ def within_distance(state: State, name: str, other: str, distance: float) -> Ver
     return PASS
 
 
+@names_objects("name", "reference")
 def offset(
     state: State, name: str, reference: str, dx: float, dy: float, tolerance: float = 0.002
 ) -> Verdict:
@@ -86,6 +106,7 @@ def offset(
     return PASS
 
 
+@names_objects("name")
 def at_point(state: State, name: str, point: Sequence[float], tolerance: float = 0.01) -> Verdict:
     """``name``'s centre is within ``tolerance`` of ``point`` ([x, y, z]), in three dimensions."""
     if len(point) != 3:
@@ -154,9 +175,12 @@ class Check:
     :func:`from_spec`) for the next.
     """
 
-    def __init__(self, parts: list[Predicate], watchers: list[_Eventually]) -> None:
+    def __init__(
+        self, parts: list[Predicate], watchers: list[_Eventually], objects: frozenset[str]
+    ) -> None:
         self.parts = parts
         self.watchers = watchers
+        self.objects = objects
 
     @property
     def watches(self) -> bool:
@@ -202,11 +226,11 @@ class _Eventually:
 
 def _bind(
     name: str, args: Any, functions: Mapping[str, Callable[..., Verdict]]
-) -> tuple[Predicate, list[_Eventually]]:
+) -> tuple[Predicate, list[_Eventually], set[str]]:
     if name == EVENTUALLY:
         inner = from_spec(args, functions)
         watcher = _Eventually(inner)
-        return watcher, [watcher]
+        return watcher, [watcher], set(inner.objects)
     function = functions.get(name)
     if function is None:
         known = sorted([*functions, EVENTUALLY])
@@ -224,7 +248,19 @@ def _bind(
         inspect.signature(function).bind(None, **kwargs)
     except TypeError as error:
         raise PredicateError(f"predicate '{name}': {error}; it takes {', '.join(params)}") from None
-    return (lambda state: function(state, **kwargs)), []
+    for param, value in kwargs.items():
+        if param in _NON_NEGATIVE and isinstance(value, int | float) and value < 0:
+            raise PredicateError(
+                f"predicate '{name}': {param} must be 0 or more, got {value}: a negative one "
+                "can never be met"
+            )
+    objects: set[str] = set()
+    for param in getattr(function, "_lyra_objects", ()):
+        value = kwargs.get(param)
+        objects.update(
+            [value] if isinstance(value, str) else [v for v in value or [] if isinstance(v, str)]
+        )
+    return (lambda state: function(state, **kwargs)), [], objects
 
 
 def from_spec(
@@ -247,11 +283,13 @@ def from_spec(
     items = [spec] if isinstance(spec, Mapping) else list(spec)
     parts: list[Predicate] = []
     watchers: list[_Eventually] = []
+    objects: set[str] = set()
     for item in items:
         if not isinstance(item, Mapping) or len(item) != 1:
             raise PredicateError(f"each predicate is one `name: arguments` pair, got {item!r}")
         ((name, args),) = item.items()
-        part, watching = _bind(str(name), args, functions)
+        part, watching, named = _bind(str(name), args, functions)
         parts.append(part)
         watchers.extend(watching)
-    return Check(parts, watchers)
+        objects |= named
+    return Check(parts, watchers, frozenset(objects))

@@ -169,8 +169,11 @@ def _report(outcomes: list[Any], provider: Any) -> int:
 
 def _learn(args: argparse.Namespace) -> int:
     from lyra.curriculum import load_curriculum
+    from lyra.library.parse import skill_paths
+    from lyra.workspace import find_workspace
 
-    curriculum = load_curriculum(Path(args.curriculum))
+    skills = [path.stem for path in skill_paths(find_workspace().skills_dir)]
+    curriculum = load_curriculum(Path(args.curriculum), skills=skills)
     learner, provider = _learner(args, curriculum.backend)
     try:
         outcomes = learner.learn(curriculum)

@@ -20,6 +20,7 @@ SPEC = BackendSpec(
     prompts="envs.ravens.prompts:PACK",
     bench="envs.ravens.bench:TASKS",
     sample="envs.ravens.bench:SAMPLE",
+    layout="envs.ravens.scene:object_names",
     tolerance=0.005,
 )
 

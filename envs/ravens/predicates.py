@@ -13,7 +13,15 @@ from collections.abc import Callable, Sequence
 
 from lyra.embodiment import ObjectState
 from lyra.geometry import Point
-from lyra.predicates import PASS, PredicateError, State, Verdict, fmt_mm, get_object
+from lyra.predicates import (
+    PASS,
+    PredicateError,
+    State,
+    Verdict,
+    fmt_mm,
+    get_object,
+    names_objects,
+)
 
 
 def _bottom(obj: ObjectState) -> float:
@@ -53,6 +61,7 @@ def _half_extents_along(obj: ObjectState, yaw: float) -> tuple[float, float]:
     )
 
 
+@names_objects("upper", "lower")
 def on_top(state: State, upper: str, lower: str, tolerance: float = 0.005) -> Verdict:
     """``upper`` rests on ``lower``: its bottom at ``lower``'s top, their footprints overlapping."""
     a, b = get_object(state, upper), get_object(state, lower)
@@ -73,6 +82,7 @@ def on_top(state: State, upper: str, lower: str, tolerance: float = 0.005) -> Ve
     return PASS
 
 
+@names_objects("names")
 def stacked(
     state: State, names: Sequence[str], xy_tolerance: float = 0.01, tolerance: float = 0.005
 ) -> Verdict:
@@ -97,6 +107,7 @@ def stacked(
     return PASS
 
 
+@names_objects("name")
 def on_table(state: State, name: str, tolerance: float = 0.003) -> Verdict:
     """``name`` rests directly on the table (the surface at z = 0)."""
     bottom = _bottom(get_object(state, name))
@@ -112,6 +123,7 @@ def _gap(a: ObjectState, b: ObjectState) -> float:
     return max(abs(u) - ha[0] - b.size.x / 2, abs(v) - ha[1] - b.size.y / 2)
 
 
+@names_objects("a", "b")
 def next_to(state: State, a: str, b: str, gap: float = 0.0, tolerance: float = 0.004) -> Verdict:
     """``a`` stands beside ``b`` at the same level, not overlapping, with ``gap`` between faces."""
     first, second = get_object(state, a), get_object(state, b)
@@ -127,6 +139,7 @@ def next_to(state: State, a: str, b: str, gap: float = 0.0, tolerance: float = 0
     return PASS
 
 
+@names_objects("name", "reference")
 def rotated_by(
     state: State,
     name: str,
@@ -151,6 +164,7 @@ def rotated_by(
     return PASS
 
 
+@names_objects("a", "b")
 def aligned(state: State, a: str, b: str, how: str = "edges", tolerance: float = 0.004) -> Verdict:
     """``a`` lines up with ``b``, in one of three ways.
 
@@ -187,6 +201,7 @@ def aligned(state: State, a: str, b: str, how: str = "edges", tolerance: float =
     return PASS if ok else Verdict(False, f"no edge of '{a}' is flush with an edge of '{b}'")
 
 
+@names_objects("name", "zone")
 def inside(state: State, name: str, zone: str, margin: float = 0.0) -> Verdict:
     """``name``'s footprint lies within ``zone``'s (a zone, a bowl or any object)."""
     obj, area = get_object(state, name), get_object(state, zone)
@@ -198,6 +213,7 @@ def inside(state: State, name: str, zone: str, margin: float = 0.0) -> Verdict:
     return PASS
 
 
+@names_objects("names")
 def fills(
     state: State,
     names: Sequence[str],

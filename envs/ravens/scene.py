@@ -306,3 +306,12 @@ def _free_spot(
         ):
             return x, y
     return None
+
+
+def object_names(spec: SceneSpec, seed: int) -> list[str]:
+    """The names of the objects a scene lays out on a seed (what a curriculum checks at load).
+
+    Raises:
+        SceneError: the objects do not fit in the placement area.
+    """
+    return [placed.name for placed in layout(spec, seed)]

@@ -270,3 +270,204 @@ def _named_objects(success: list[dict[str, object]]) -> set[str]:
             )
             names.update(v for v in values if isinstance(v, str))
     return names
+
+
+# -- malformed curricula: each refused at load, naming file, line and field ----------------
+
+# (what the person wrote instead, what lyra says), as replacements in VALID.
+MALFORMED = {
+    "duplicate_success_key": (
+        "    success:\n      - on_top: {upper: red_block, lower: blue_block}\n",
+        "    success:\n      - on_top: {upper: red_block, lower: blue_block}\n    success:\n      - on_table: red_block\n",
+        "{path}:15: tasks.0.success: the key 'success' is given twice (also on line 13); keep one, or the first would be silently dropped",
+    ),
+    "an_anchor": (
+        "    seeds: [0, 1]",
+        "    seeds: &both [0, 1]",
+        "{path}:12: YAML anchors and aliases (&name, *name) are not allowed in a curriculum: write each value out",
+    ),
+    "an_alias": (
+        "    hold_seconds: 1.5",
+        "    hold_seconds: 1.5\n    seeds: *both",
+        "{path}:22: YAML anchors and aliases (&name, *name) are not allowed in a curriculum: write each value out",
+    ),
+    "alias_bomb": (
+        "tasks:\n",
+        "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ntasks:\n",
+        "{path}:4: YAML anchors and aliases (&name, *name) are not allowed in a curriculum: write each value out",
+    ),
+    "negative_seed": (
+        "seeds: [0, 1]",
+        "seeds: [0, -1]",
+        "{path}:12: tasks.0.seeds.1: Input should be greater than or equal to 0",
+    ),
+    "seed_too_large": (
+        "seeds: [0, 1]",
+        "seeds: [4294967296]",
+        "{path}:12: tasks.0.seeds.0: Input should be less than or equal to 4294967295",
+    ),
+    "no_seeds": (
+        "seeds: [0, 1]",
+        "seeds: []",
+        "{path}:12: tasks.0.seeds: List should have at least 1 item after validation, not 0",
+    ),
+    "a_million_second_hold": (
+        "    hold_seconds: 1.5",
+        "    hold_seconds: 1000000",
+        "{path}:21: tasks.1.hold_seconds: Input should be less than or equal to 60",
+    ),
+    "negative_hold": (
+        "    hold_seconds: 1.5",
+        "    hold_seconds: -1",
+        "{path}:21: tasks.1.hold_seconds: Input should be greater than or equal to 0",
+    ),
+    "negative_tolerance": (
+        "on_top: {upper: red_block, lower: blue_block}",
+        "on_top: {upper: red_block, lower: blue_block, tolerance: -1}",
+        "{path}:13: tasks.0.success: predicate 'on_top': tolerance must be 0 or more, got -1: a negative one can never be met",
+    ),
+    "negative_gap": (
+        "on_top: {upper: red_block, lower: blue_block}",
+        "next_to: {a: red_block, b: blue_block, gap: -0.01}",
+        "{path}:13: tasks.0.success: predicate 'next_to': gap must be 0 or more, got -0.01: a negative one can never be met",
+    ),
+    "unregistered_backend": (
+        "backend: ravens",
+        "backend: kitchen",
+        "{path}:2: backend: no backend named 'kitchen'; registered backends: ravens",
+    ),
+    "unregistered_task_backend": (
+        "  - id: tower\n",
+        "  - id: tower\n    backend: fr3\n",
+        "{path}:16: tasks.1.backend: no backend named 'fr3'; registered backends: ravens",
+    ),
+    "scene_that_cannot_be_laid_out": (
+        "        - {type: block, color: blue}",
+        "        - {type: block, color: blue, count: 100, size: [0.2, 0.2, 0.04]}",
+        "{path}:7: tasks.0.scene: on seed 0: objects.1 (block, blue_block_2): does not fit in the placement area x [0.3, 0.7], y [-0.3, 0.3] with the 2 objects already placed; use fewer or smaller objects, or a larger `area`",
+    ),
+    "predicate_names_a_missing_object": (
+        "{upper: red_block, lower: blue_block}",
+        "{upper: green_block, lower: blue_block}",
+        "{path}:13: tasks.0.success: the predicate names 'green_block', which the scene does not have (on seed 0 it has blue_block, red_block)",
+    ),
+    "eventually_names_a_missing_object": (
+        "      - on_top: {upper: red_block, lower: blue_block}",
+        "      - eventually: [{on_top: {upper: red_block, lower: blue_cube}}]",
+        "{path}:13: tasks.0.success: the predicate names 'blue_cube', which the scene does not have (on seed 0 it has blue_block, red_block)",
+    ),
+    "unknown_key_in_a_scene_object": (
+        "{type: block, color: red}",
+        "{type: block, colour: red}",
+        "{path}:9: tasks.0.scene.objects.0.colour: Extra inputs are not permitted",
+    ),
+    "unknown_colour": (
+        "{type: block, color: red}",
+        "{type: block, color: mauve}",
+        "{path}:9: tasks.0.scene.objects.0.color: Input should be 'red', 'green', 'blue', 'yellow', 'orange', 'purple', 'pink', 'brown', 'gray', 'white', 'black', 'cyan' or 'wood'",
+    ),
+    "zero_count": (
+        "{type: block, color: red}",
+        "{type: block, color: red, count: 0}",
+        "{path}:9: tasks.0.scene.objects.0.count: Input should be greater than or equal to 1",
+    ),
+    "negative_size": (
+        "{type: block, color: red}",
+        "{type: block, color: red, size: [0.04, -0.04, 0.04]}",
+        "{path}:9: tasks.0.scene.objects.0.size: every extent must be positive, got [0.04, -0.04, 0.04]",
+    ),
+    "jitter_without_poses": (
+        "{type: block, color: red}",
+        "{type: block, color: red, jitter: [0.01, 5]}",
+        "{path}:9: tasks.0.scene.objects.0: jitter moves fixed poses: give the group `poses` too",
+    ),
+    "poses_for_the_wrong_count": (
+        "{type: block, color: red}",
+        "{type: block, color: red, count: 2, poses: [{x: 0.5, y: 0.0}]}",
+        "{path}:9: tasks.0.scene.objects.0: poses lists 1 poses for count 2",
+    ),
+    "two_objects_with_one_name": (
+        "{type: block, color: blue}",
+        "{type: block, color: red}",
+        "{path}:7: tasks.0.scene: objects.1: name 'red_block' is used twice; give the group a `name`",
+    ),
+    "id_not_a_slug": (
+        "id: red-on-blue",
+        "id: Red on Blue",
+        "{path}:5: tasks.0.id: String should match pattern '^[a-z0-9][a-z0-9_\\-]*$'",
+    ),
+    "skill_name_not_an_identifier": (
+        "{name: put_on, new: true}",
+        "{name: Put-On, new: true}",
+        "{path}:11: tasks.0.skill.name: String should match pattern '^[a-z_][a-z0-9_]*$'",
+    ),
+    "no_tasks": (
+        "tasks:\n",
+        "tasks: []\nold_tasks:\n",
+        "{path}:4: tasks: List should have at least 1 item after validation, not 0\n{path}:5: old_tasks: Extra inputs are not permitted",
+    ),
+    "a_skill_task_without_success": (
+        "    success:\n      - on_top: {upper: red_block, lower: blue_block}\n",
+        "",
+        "{path}:5: tasks.0.success: a task that teaches a skill needs a success predicate: the regression check re-runs it after every later edit",
+    ),
+    "unknown_task_key": (
+        "    hold_seconds: 1.5",
+        "    hold_seconds: 1.5\n    colour: red",
+        "{path}:22: tasks.1.colour: Extra inputs are not permitted",
+    ),
+    "description_missing": (
+        "description: Two small tasks.\n",
+        "",
+        "{path}:1: description: Field required",
+    ),
+    "success_not_a_list_of_pairs": (
+        "      - on_top: {upper: red_block, lower: blue_block}",
+        "      - on_top: {upper: red_block, lower: blue_block}\n        on_table: red_block",
+        "{path}:13: tasks.0.success: each predicate is one `name: arguments` pair, got {'on_top': {'upper': 'red_block', 'lower': 'blue_block'}, 'on_table': 'red_block'}",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED))
+def test_a_malformed_curriculum_is_refused_at_load(tmp_path: Path, case: str) -> None:
+    old, new, message = MALFORMED[case]
+    assert old in VALID
+    path = write(tmp_path, VALID.replace(old, new, 1))
+    with pytest.raises(CurriculumError) as caught:
+        load_curriculum(path, skills=["stack_tower"])
+    assert str(caught.value) == message.replace("{path}", str(path))
+
+
+def test_extending_a_skill_that_neither_exists_nor_is_created_is_refused(tmp_path: Path) -> None:
+    path = write(tmp_path, VALID)
+    with pytest.raises(CurriculumError) as caught:
+        load_curriculum(path, skills=["put_on"])
+    assert str(caught.value) == (
+        f"{path}:18: tasks.1.skill.extend: 'stack_tower' is not a skill of this workspace and no "
+        "earlier task creates it: extend an existing skill (put_on) or make it `new: true`"
+    )
+    # An earlier task that creates it is enough.
+    created = VALID.replace("{name: put_on, new: true}", "{name: stack_tower, new: true}")
+    assert load_curriculum(write(tmp_path, created), skills=[]).tasks[1].skill.extend
+
+
+def test_a_file_that_is_not_utf8_is_refused_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(VALID.replace("Two small tasks.", "Deux tâches.").encode("latin-1"))
+    assert error_of(path) == (f"{path}:3: the file is not UTF-8 text (byte 0xe2): save it as UTF-8")
+
+
+def test_an_alias_bomb_is_refused_at_once(tmp_path: Path) -> None:
+    import time
+
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 10)]
+    path = tmp_path / "bomb.yaml"
+    path.write_text("\n".join(lines) + "\n" + VALID)
+    started = time.monotonic()
+    assert error_of(path) == (
+        f"{path}:1: YAML anchors and aliases (&name, *name) are not allowed in a curriculum: "
+        "write each value out"
+    )
+    assert time.monotonic() - started < 5
