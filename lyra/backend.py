@@ -12,7 +12,7 @@ backends have a primitive, to filter retrieval.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
@@ -204,8 +204,12 @@ class Backend(Protocol):
         """Simulated seconds since the last reset (the budget of a run is counted in these)."""
         ...
 
-    def reset(self, scene: Any, seed: int) -> None:
-        """Lay a scene out from a seed; the same scene and seed give the same world."""
+    def reset(self, scene: Any, seed: int, perturb: int = 0) -> None:
+        """Lay a scene out from a seed; the same scene and seed give the same world.
+
+        ``perturb`` k > 0 nudges the start by a tiny amount drawn from k (a micrometre on the
+        tabletop), so that runs show how far the simulation spreads, as another CPU would.
+        """
         ...
 
     def settle(self) -> None:
@@ -224,8 +228,15 @@ class Backend(Protocol):
         """What the regression check compares a later run's end against."""
         ...
 
-    def compare(self, expected: Snapshot, actual: Snapshot) -> str:
-        """Why ``actual`` differs from ``expected`` beyond this backend's tolerances ("" if not)."""
+    def compare(
+        self, expected: Snapshot, actual: Snapshot, ensemble: Sequence[Snapshot] = ()
+    ) -> str:
+        """Why ``actual`` differs from ``expected`` beyond the tolerances ("" when it does not).
+
+        The tolerances are the backend's own, widened for each object by the spread that
+        ``ensemble`` (the same run, perturbed) shows: a chaotic contact ends differently on
+        another CPU, and only a difference beyond that spread is a regression.
+        """
         ...
 
     def describe(self) -> str:

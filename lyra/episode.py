@@ -81,6 +81,7 @@ def run_episode(
     hold_seconds: float = 0.0,
     budget: Budget | None = None,
     recorder: Recorder | None = None,
+    perturb: int = 0,
 ) -> EpisodeResult:
     """Lay the scene out, run the code, hold, and judge the final state from the backend.
 
@@ -97,9 +98,10 @@ def run_episode(
         hold_seconds: simulated seconds the result must stand before it is judged.
         budget: the episode's limits (default: :class:`Budget`).
         recorder: frames of the episode, for a GIF.
+        perturb: nudge the start (see :meth:`lyra.backend.Backend.reset`); 0: as laid out.
     """
     budget = budget or Budget()
-    backend.reset(scene, seed)
+    backend.reset(scene, seed, perturb)
     calls: dict[str, int] = {}
     check: Check | str
     try:

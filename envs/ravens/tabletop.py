@@ -188,8 +188,16 @@ class Tabletop:
 
     # -- scene -----------------------------------------------------------------------------
 
-    def reset(self, scene: SceneSpec, seed: int) -> None:
-        """Rebuild the world from scratch: the same scene and seed give the same world."""
+    def reset(self, scene: SceneSpec, seed: int, perturb: int = 0) -> None:
+        """Rebuild the world from scratch: the same scene and seed give the same world.
+
+        Args:
+            scene: what to lay out.
+            seed: the layout seed.
+            perturb: 0 for the scene as laid out; k > 0 moves every object's start by at most
+                a micrometre, in directions drawn from k, to show how far a chaotic contact
+                simulation spreads (what another CPU's rounding would do).
+        """
         sim = self.sim
         sim.resetSimulation()
         sim.setGravity(0, 0, -9.81)
@@ -217,7 +225,11 @@ class Tabletop:
         self.steps = 0
         self._stopped = False
         shapes: dict[tuple[str, tuple[float, float, float], str], tuple[int, int]] = {}
+        nudge = np.random.default_rng([seed, perturb]) if perturb else None
         for placed in layout(scene, seed):
+            if nudge is not None:
+                dx, dy = nudge.uniform(-1e-6, 1e-6, 2)
+                placed = placed.model_copy(update={"x": placed.x + dx, "y": placed.y + dy})
             key = (placed.kind, placed.size, placed.color)
             if key not in shapes:
                 shapes[key] = self._make_shapes(placed)

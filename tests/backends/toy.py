@@ -144,12 +144,17 @@ class ToyBackend:
     def sim_time(self) -> float:
         return self.toy.steps * STEP_S
 
-    def reset(self, scene: Any, seed: int) -> None:
+    def reset(self, scene: Any, seed: int, perturb: int = 0) -> None:
         spec = scene if isinstance(scene, ToyScene) else ToyScene.model_validate(scene)
         rng = np.random.default_rng(seed)
+        nudge = np.random.default_rng([seed, perturb])
         self.toy = Toy()
         for box in spec.boxes:
             dx, dy = rng.uniform(-spec.jitter, spec.jitter, 2)
+            if perturb:
+                dx, dy = (
+                    d + e for d, e in zip((dx, dy), nudge.uniform(-1e-6, 1e-6, 2), strict=True)
+                )
             self.toy.poses[box.name] = Pose(Point(box.x + dx, box.y + dy, box.size / 2))
             self.toy.sizes[box.name] = box.size
 
@@ -168,7 +173,12 @@ class ToyBackend:
             for n, p in sorted(self.toy.poses.items())
         }
 
-    def compare(self, expected: dict[str, list[float]], actual: dict[str, list[float]]) -> str:
+    def compare(
+        self,
+        expected: dict[str, list[float]],
+        actual: dict[str, list[float]],
+        ensemble: Any = (),
+    ) -> str:
         for name, where in expected.items():
             if name not in actual:
                 return f"'{name}' is missing"
