@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from lyra.curriculum import Progress
 from lyra.examples import Example, load_example, save_example
-from lyra.files import write_atomic
+from lyra.files import remove_temporaries, write_atomic
 from lyra.library.edit import FileChange, Patch
 from lyra.library.history import (
     commit_message,
@@ -114,8 +114,13 @@ def commit_learnt_step(
 def recover(workspace: Workspace) -> list[Path]:
     """Finish or undo a step a crash interrupted; return the files put back (none: nothing to do).
 
-    The memory is not touched: it is rebuilt from the files when the loop starts.
+    The memory is not touched: it is rebuilt from the files when the loop starts. What a
+    killed atomic write left behind (a temporary file) is deleted.
     """
+    state = workspace.state_dir
+    remove_temporaries(
+        [workspace.skills_dir, workspace.examples_dir, state / "history", state / "progress"]
+    )
     journal = _Journal.load(workspace)
     if journal is None:
         return []

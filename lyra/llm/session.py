@@ -80,9 +80,10 @@ def read_log(path: Path) -> list[LogRecord]:
         SessionLogError: a line is not a session record, or the file cannot be read.
     """
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise SessionLogError(path, 0, error.strerror or str(error)) from None
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SessionLogError(path, 0, getattr(error, "strerror", None) or str(error)) from None
+    lines = text.splitlines()
     records = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -90,6 +91,8 @@ def read_log(path: Path) -> list[LogRecord]:
         try:
             records.append(LogRecord.from_json(line))
         except (ValueError, KeyError, TypeError) as error:
+            if number == len(lines) and not text.endswith("\n"):
+                break  # the call in flight when the process was killed: not answered yet
             raise SessionLogError(path, number, f"{type(error).__name__}: {error}") from None
     return records
 
