@@ -203,6 +203,15 @@ class _Checker(ast.NodeVisitor):
             )
         self.generic_visit(node)
 
+    def visit_Constant(self, node: ast.Constant) -> None:
+        # The way around the rule on dunder attributes: helpers that look names up by string.
+        if isinstance(node.value, str) and _is_dunder(node.value) and node.value.isidentifier():
+            self._add(
+                node,
+                f"the string '{node.value}' names an interpreter internal: skills do not look "
+                "attributes up by name",
+            )
+
     def visit_Global(self, node: ast.Global) -> None:
         self._add(node, "`global` is not allowed: skills keep no state; pass values as parameters")
 
