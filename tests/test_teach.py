@@ -14,6 +14,7 @@ import pytest
 
 from lyra.curriculum import Progress, load_curriculum
 from lyra.episode import Budget
+from lyra.examples import load_example
 from lyra.llm import Completion
 from lyra.memory.store import open_memory
 from lyra.teach import Learner, ScriptedTeacher
@@ -621,3 +622,23 @@ def test_a_fresh_clone_without_progress_resumes_from_the_example_files(
     learner(workspace, llm).learn(curriculum(workspace))
     shutil.rmtree(workspace.state_dir)  # what a fresh clone of the workspace looks like
     assert learner(workspace, llm).learn(curriculum(workspace)) == []
+
+
+def test_two_tasks_whose_example_slugs_collide_keep_two_examples(workspace: Workspace) -> None:
+    long_a = "put-the-red-block-on-the-blue-block-carefully-first-time"
+    long_b = "put-the-red-block-on-the-blue-block-carefully-second-time"
+    text = CURRICULUM.replace("id: red-on-blue", f"id: {long_a}") + REUSE.replace(
+        "id: red-on-blue-again", f"id: {long_b}"
+    )
+    (workspace.root / "curriculum.yaml").write_text(text)
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[GOOD])
+    outcomes = learner(workspace, llm).learn(load_curriculum(workspace.root / "curriculum.yaml"))
+    first, second = (o.example for o in outcomes)
+    assert first.id == "test_loop_put_the_red_block_on_the_blue_block_ca"
+    assert (
+        second.id.startswith("test_loop_put_the_red_block_on_the_blue_") and second.id != first.id
+    )
+    assert len(second.id) == 48 and second.id[-9] == "_"
+    # Both regression checks are on disk, each naming its own task.
+    tasks = {p.stem: load_example(p).task for p in workspace.examples_dir.glob("*.yaml")}
+    assert tasks == {first.id: f"test-loop/{long_a}", second.id: f"test-loop/{long_b}"}
