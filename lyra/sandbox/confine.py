@@ -4,13 +4,18 @@ What the operating system offers and a pip install can rely on, each layer on it
 a machine without one still gets the others, and each reported by name:
 
 * ``rlimits``: address space, CPU seconds, open files, file size, no core dumps;
+* ``capabilities``: every capability dropped, so a worker started as root is root in name
+  only: it cannot make device nodes, load kernel modules, raise its limits again or reach
+  raw I/O (Linux);
 * ``no_new_privs``: nothing the worker runs can gain privileges (Linux);
-* ``landlock``: files may be written, created or executed only beneath the run's scratch
-  folder, and read only beneath Python's and lyra's own folders (Linux 5.13+);
-* ``seccomp``: no new processes, no programs, no sockets, no signals to other processes, no
-  tracing, mounting or namespaces (Linux; x86_64 and aarch64).
+* ``landlock``: files may be written or created only beneath the run's scratch folder (plain
+  files and folders there, no devices or links), read only beneath Python's and lyra's own
+  folders, and executed nowhere (Linux 5.13+);
+* ``seccomp``: no new processes, programs, namespaces or sockets (io_uring included), no
+  signals to other processes, no limits or modes or owners changed, no truncation by path,
+  no tracing, mounting, modules, reboots or clocks (Linux; x86_64 and aarch64).
 
-Commands here run as root, so none of this relies on dropping to another user. A layer that
+Commands here run as root, so none of this relies on switching to another user. A layer that
 cannot be applied is reported as missing; a run that requires a layer (a real robot) refuses to
 start without it.
 """
@@ -18,7 +23,6 @@ start without it.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import os
 import platform
@@ -29,11 +33,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-LAYERS = ("rlimits", "no_new_privs", "landlock", "seccomp")
+LAYERS = ("rlimits", "capabilities", "no_new_privs", "landlock", "seccomp")
 
+# The C library of this process: ctypes.util.find_library would run ldconfig each time.
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+if _LIBC is not None:
+    _LIBC.syscall.restype = ctypes.c_long
+
+_PR_CAPBSET_DROP = 24
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
 _SECCOMP_MODE_FILTER = 2
+_CAPABILITY_VERSION_3 = 0x20080522
 
 # Landlock (linux/landlock.h): syscall numbers are the same on x86_64 and aarch64.
 _LANDLOCK_CREATE_RULESET = 444
@@ -47,7 +60,10 @@ _FS_READ_FILE = 1 << 2
 _FS_READ_DIR = 1 << 3
 _FS_REMOVE_DIR = 1 << 4
 _FS_REMOVE_FILE = 1 << 5
-_FS_MAKE = sum(1 << bit for bit in range(6, 13))  # char, dir, reg, sock, fifo, block, sym
+_FS_MAKE_DIR = 1 << 7
+_FS_MAKE_REG = 1 << 8
+# Character and block devices, sockets, fifos and links: made nowhere.
+_FS_MAKE_OTHER = (1 << 6) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12)
 _FS_REFER = 1 << 13  # ABI 2
 _FS_TRUNCATE = 1 << 14  # ABI 3
 _FS_IOCTL_DEV = 1 << 15  # ABI 5
@@ -59,6 +75,8 @@ _RET_ALLOW = 0x7FFF0000
 _RET_KILL_PROCESS = 0x80000000
 _RET_ERRNO = 0x00050000
 _CLONE_THREAD = 0x00010000
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME.
+_CLONE_NEW_ANY = 0x7E020080
 _ARCHES = {
     "x86_64": (
         0xC000003E,
@@ -69,6 +87,8 @@ _ARCHES = {
             "vfork": 58,
             "execve": 59,
             "execveat": 322,
+            "unshare": 272,
+            "setns": 308,
             "socket": 41,
             "socketpair": 53,
             "connect": 42,
@@ -76,18 +96,57 @@ _ARCHES = {
             "listen": 50,
             "accept": 43,
             "accept4": 288,
+            "io_uring_setup": 425,
+            "io_uring_enter": 426,
+            "io_uring_register": 427,
             "kill": 62,
             "tkill": 200,
             "tgkill": 234,
+            "rt_sigqueueinfo": 129,
+            "rt_tgsigqueueinfo": 297,
             "pidfd_send_signal": 424,
             "pidfd_open": 434,
             "ptrace": 101,
             "process_vm_readv": 310,
             "process_vm_writev": 311,
+            "setrlimit": 160,
+            "prlimit64": 302,
+            "truncate": 76,
+            "chmod": 90,
+            "fchmod": 91,
+            "fchmodat": 268,
+            "chown": 92,
+            "fchown": 93,
+            "lchown": 94,
+            "fchownat": 260,
+            "setxattr": 188,
+            "lsetxattr": 189,
+            "fsetxattr": 190,
+            "removexattr": 197,
+            "lremovexattr": 198,
+            "fremovexattr": 199,
+            "mknod": 133,
+            "mknodat": 259,
             "mount": 165,
             "umount2": 166,
-            "unshare": 272,
-            "setns": 308,
+            "pivot_root": 155,
+            "chroot": 161,
+            "swapon": 167,
+            "swapoff": 168,
+            "init_module": 175,
+            "finit_module": 313,
+            "delete_module": 176,
+            "kexec_load": 246,
+            "kexec_file_load": 320,
+            "reboot": 169,
+            "iopl": 172,
+            "ioperm": 173,
+            "settimeofday": 164,
+            "clock_settime": 227,
+            "acct": 163,
+            "quotactl": 179,
+            "open_by_handle_at": 304,
+            "userfaultfd": 323,
             "bpf": 321,
             "perf_event_open": 298,
             "keyctl": 250,
@@ -100,6 +159,8 @@ _ARCHES = {
             "clone3": 435,
             "execve": 221,
             "execveat": 281,
+            "unshare": 97,
+            "setns": 268,
             "socket": 198,
             "socketpair": 199,
             "connect": 203,
@@ -107,24 +168,58 @@ _ARCHES = {
             "listen": 201,
             "accept": 202,
             "accept4": 242,
+            "io_uring_setup": 425,
+            "io_uring_enter": 426,
+            "io_uring_register": 427,
             "kill": 129,
             "tkill": 130,
             "tgkill": 131,
+            "rt_sigqueueinfo": 138,
+            "rt_tgsigqueueinfo": 240,
             "pidfd_send_signal": 424,
             "pidfd_open": 434,
             "ptrace": 117,
             "process_vm_readv": 270,
             "process_vm_writev": 271,
+            "setrlimit": 164,
+            "prlimit64": 261,
+            "truncate": 45,
+            "fchmod": 52,
+            "fchmodat": 53,
+            "fchown": 55,
+            "fchownat": 54,
+            "setxattr": 5,
+            "lsetxattr": 6,
+            "fsetxattr": 7,
+            "removexattr": 14,
+            "lremovexattr": 15,
+            "fremovexattr": 16,
+            "mknodat": 33,
             "mount": 40,
             "umount2": 39,
-            "unshare": 97,
-            "setns": 268,
+            "pivot_root": 41,
+            "chroot": 51,
+            "swapon": 224,
+            "swapoff": 225,
+            "init_module": 105,
+            "finit_module": 273,
+            "delete_module": 106,
+            "kexec_load": 104,
+            "kexec_file_load": 294,
+            "reboot": 142,
+            "settimeofday": 170,
+            "clock_settime": 112,
+            "acct": 89,
+            "quotactl": 60,
+            "open_by_handle_at": 265,
+            "userfaultfd": 282,
             "bpf": 280,
             "perf_event_open": 241,
             "keyctl": 219,
         },
     ),
 }
+_CAPSET = {"x86_64": 126, "aarch64": 91}
 _X32_BIT = 0x40000000
 
 
@@ -156,6 +251,10 @@ class Confinement:
 def confine(scratch: Path, limits: Limits) -> Confinement:
     """Confine this process (a freshly forked worker) for the rest of its life.
 
+    The order matters: the limits are set while they still may be, the capabilities go before
+    anything could use them, and Landlock and seccomp come last, once nothing more needs the
+    files or the calls they refuse.
+
     Args:
         scratch: the only folder it may write in; it becomes the working directory.
         limits: its resource limits.
@@ -165,6 +264,7 @@ def confine(scratch: Path, limits: Limits) -> Confinement:
     missing: dict[str, str] = {}
     layers = (
         ("rlimits", lambda: _rlimits(limits)),
+        ("capabilities", _drop_capabilities),
         ("no_new_privs", _no_new_privs),
         ("landlock", lambda: _landlock(scratch, _readable())),
         ("seccomp", _seccomp),
@@ -206,35 +306,55 @@ def _rlimits(limits: Limits) -> str:
     return ""
 
 
-def _libc() -> ctypes.CDLL | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+def _failed(call: str) -> str:
+    return f"{call} failed: {os.strerror(ctypes.get_errno())}"
+
+
+def _drop_capabilities() -> str:
+    if _LIBC is None:
+        return f"not available on {sys.platform}"
+    capset = _CAPSET.get(platform.machine())
+    if capset is None:
+        return f"no capset number known for {platform.machine()}"
+    try:
+        last = int(Path("/proc/sys/kernel/cap_last_cap").read_text())
+    except (OSError, ValueError) as error:
+        return f"cannot read the kernel's capabilities: {error}"
+    # The bounding set first (it needs CAP_SETPCAP, about to go), then ambient, then the rest.
+    for capability in range(last + 1):
+        if _LIBC.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            return _failed(f"prctl(PR_CAPBSET_DROP, {capability})")
+    if _LIBC.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0:
+        return _failed("prctl(PR_CAP_AMBIENT_CLEAR_ALL)")
+    header = struct.pack("=Ii", _CAPABILITY_VERSION_3, 0)
+    nothing = bytes(24)  # two of {effective, permitted, inheritable}, all empty
+    if _LIBC.syscall(capset, header, nothing) != 0:
+        return _failed("capset")
+    return ""
 
 
 def _no_new_privs() -> str:
-    libc = _libc()
-    if libc is None:
+    if _LIBC is None:
         return f"not available on {sys.platform}"
-    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        return f"prctl(PR_SET_NO_NEW_PRIVS) failed: {os.strerror(ctypes.get_errno())}"
+    if _LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return _failed("prctl(PR_SET_NO_NEW_PRIVS)")
     return ""
 
 
 def _landlock(scratch: Path, readable: Iterable[Path]) -> str:
-    libc = _libc()
-    if libc is None:
+    if _LIBC is None:
         return f"not available on {sys.platform}"
-    libc.syscall.restype = ctypes.c_long
+    libc = _LIBC
     abi = libc.syscall(
         _LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), _LANDLOCK_CREATE_RULESET_VERSION
     )
     if abi < 1:
         return f"the kernel has no Landlock ({os.strerror(ctypes.get_errno())})"
-    write = _FS_WRITE_FILE | _FS_REMOVE_DIR | _FS_REMOVE_FILE | _FS_MAKE
-    write |= (_FS_REFER if abi >= 2 else 0) | (_FS_TRUNCATE if abi >= 3 else 0)
+    write = _FS_WRITE_FILE | _FS_REMOVE_DIR | _FS_REMOVE_FILE | _FS_MAKE_DIR | _FS_MAKE_REG
+    write |= _FS_TRUNCATE if abi >= 3 else 0
     read = _FS_READ_FILE | _FS_READ_DIR
-    handled = write | read | _FS_EXECUTE | (_FS_IOCTL_DEV if abi >= 5 else 0)
+    handled = write | read | _FS_EXECUTE | _FS_MAKE_OTHER
+    handled |= (_FS_REFER if abi >= 2 else 0) | (_FS_IOCTL_DEV if abi >= 5 else 0)
     fields = [handled]
     if abi >= 4:
         fields.append(_NET_ALL)
@@ -245,7 +365,7 @@ def _landlock(scratch: Path, readable: Iterable[Path]) -> str:
         _LANDLOCK_CREATE_RULESET, ctypes.c_char_p(attr), ctypes.c_size_t(len(attr)), 0
     )
     if ruleset < 0:
-        return f"landlock_create_ruleset failed: {os.strerror(ctypes.get_errno())}"
+        return _failed("landlock_create_ruleset")
     try:
         rules = [(scratch, write | read)] + [(path, read) for path in readable]
         for path, access in rules:
@@ -256,11 +376,11 @@ def _landlock(scratch: Path, readable: Iterable[Path]) -> str:
                 if libc.syscall(
                     _LANDLOCK_ADD_RULE, ruleset, _LANDLOCK_RULE_PATH_BENEATH, beneath, 0
                 ):
-                    return f"landlock_add_rule({path}) failed: {os.strerror(ctypes.get_errno())}"
+                    return _failed(f"landlock_add_rule({path})")
             finally:
                 os.close(fd)
         if libc.syscall(_LANDLOCK_RESTRICT_SELF, ruleset, 0):
-            return f"landlock_restrict_self failed: {os.strerror(ctypes.get_errno())}"
+            return _failed("landlock_restrict_self")
     finally:
         os.close(ruleset)
     return ""
@@ -270,7 +390,7 @@ def _filter(arch: int, numbers: dict[str, int]) -> list[tuple[int, int, int, int
     """The BPF program: (code, jump if true, jump if false, k) instructions."""
     ld_abs, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     eperm, enosys = _RET_ERRNO | errno.EPERM, _RET_ERRNO | errno.ENOSYS
-    denied = [nr for name, nr in numbers.items() if name not in ("clone", "clone3")]
+    denied = sorted({nr for name, nr in numbers.items() if name not in ("clone", "clone3")})
     program = [
         (ld_abs, 0, 0, 4),  # seccomp_data.arch
         (jeq, 1, 0, arch),
@@ -281,10 +401,12 @@ def _filter(arch: int, numbers: dict[str, int]) -> list[tuple[int, int, int, int
         program += [(jge, 0, 1, _X32_BIT), (ret, 0, 0, eperm)]
     # clone3's flags sit behind a pointer the filter cannot read: glibc falls back to clone.
     program += [(jeq, 0, 1, numbers["clone3"]), (ret, 0, 0, enosys)]
-    # clone makes threads as well as processes: a thread (CLONE_THREAD) may go.
+    # clone makes threads as well as processes: a thread (CLONE_THREAD) may go, in no new
+    # namespace.
     program += [
-        (jeq, 0, 4, numbers["clone"]),
+        (jeq, 0, 5, numbers["clone"]),
         (ld_abs, 0, 0, 16),  # the low half of args[0], the flags (little-endian)
+        (jset, 2, 0, _CLONE_NEW_ANY),
         (jset, 0, 1, _CLONE_THREAD),
         (ret, 0, 0, _RET_ALLOW),
         (ret, 0, 0, eperm),
@@ -296,8 +418,7 @@ def _filter(arch: int, numbers: dict[str, int]) -> list[tuple[int, int, int, int
 
 
 def _seccomp() -> str:
-    libc = _libc()
-    if libc is None:
+    if _LIBC is None:
         return f"not available on {sys.platform}"
     machine = platform.machine()
     if machine not in _ARCHES:
@@ -307,6 +428,6 @@ def _seccomp() -> str:
     raw = b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
     buffer = ctypes.create_string_buffer(raw, len(raw))
     fprog = struct.pack("=HxxxxxxQ", len(program), ctypes.addressof(buffer))
-    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0) != 0:
-        return f"prctl(PR_SET_SECCOMP) failed: {os.strerror(ctypes.get_errno())}"
+    if _LIBC.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0) != 0:
+        return _failed("prctl(PR_SET_SECCOMP)")
     return ""

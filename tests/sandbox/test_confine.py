@@ -36,6 +36,12 @@ ATTEMPTS = {
     "a_unix_socket": "socket.socketpair()",
     "signal_another_process": "os.kill(PARENT, 0)",  # signal 0: asks only whether it could
     "allocate_ten_gigabytes": "bytearray(10 * 1024**3)",
+    "make_a_block_device": "os.mknod(SCRATCH / 'disk', 0o600 | stat.S_IFBLK, os.makedev(8, 0))",
+    "raise_a_limit_again": "resource.setrlimit(resource.RLIMIT_AS, (2**40, 2**40))",
+    "chmod_outside": "os.chmod(OUTSIDE / 'put_on.py', 0o777)",
+    "chown_outside": "os.chown(OUTSIDE / 'put_on.py', 1000, 1000)",
+    "truncate_outside": "os.truncate(OUTSIDE / 'put_on.py', 0)",
+    "link_out_of_scratch": "os.symlink(OUTSIDE / 'put_on.py', SCRATCH / 'link')",
 }
 WITHIN = {
     "write_in_scratch": "(SCRATCH / 'note.txt').write_text('ok')",
@@ -45,7 +51,7 @@ WITHIN = {
 }
 
 PROBE = """
-import json, os, signal, socket, subprocess, sys, threading
+import json, os, resource, signal, socket, stat, subprocess, sys, threading
 from pathlib import Path
 from lyra.sandbox.confine import Limits, confine
 
@@ -102,6 +108,12 @@ def test_what_escaped_code_would_try_is_refused_by_the_os(tmp_path: Path) -> Non
         "a_unix_socket": "PermissionError",
         "signal_another_process": "PermissionError",
         "allocate_ten_gigabytes": "MemoryError",
+        "make_a_block_device": "PermissionError",
+        "raise_a_limit_again": "ValueError",  # beyond the hard limit, which cannot be raised
+        "chmod_outside": "PermissionError",
+        "chown_outside": "PermissionError",
+        "truncate_outside": "PermissionError",
+        "link_out_of_scratch": "PermissionError",
     }
 
 
