@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import shutil
 import tempfile
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -30,7 +29,7 @@ from lyra.embodiment import use
 from lyra.policy import MAX_SOURCE_BYTES
 from lyra.sandbox import wire
 from lyra.sandbox.confine import LAYERS, Limits
-from lyra.sandbox.worker import MAX_OUTPUT_CHARS, ErrorKind
+from lyra.sandbox.worker import MAX_FEEDBACK_CHARS, MAX_OUTPUT_CHARS, ErrorKind
 from lyra.sandbox.zygote import fork_worker
 
 __all__ = [
@@ -127,37 +126,58 @@ def run_code(
     """
     start = time.monotonic()
     limits = limits or Limits(cpu_seconds=max(10, round(2 * timeout_s) + 5))
-    scratch = Path(tempfile.mkdtemp(prefix="lyra-code-"))
-    worker = fork_worker()
     server = _Server(target, max_primitive_calls, max_sim_seconds, on_primitive)
-    try:
-        wire.send(
-            worker.sock,
-            {
-                "code": source,
-                "filename": filename,
-                "skills": skill_sources(skills_root),
-                "code_seconds": timeout_s,
-                "globals": wire.encode(dict(extra_globals or {})),
-                "scratch": str(scratch),
-                "limits": dataclasses.asdict(limits),
-                "require": list(require),
-            },
-        )
-        done, code_s = server.serve(worker.sock, timeout_s + GRACE_S)
-    finally:
-        worker.kill()
-        shutil.rmtree(scratch, ignore_errors=True)
-    wall = time.monotonic() - start
+    with tempfile.TemporaryDirectory(prefix="lyra-code-") as scratch:
+        worker = fork_worker()
+        try:
+            wire.send(
+                worker.sock,
+                {
+                    "code": source,
+                    "filename": filename,
+                    "skills": skill_sources(skills_root),
+                    "code_seconds": timeout_s,
+                    "globals": wire.encode(dict(extra_globals or {})),
+                    "scratch": scratch,
+                    "limits": dataclasses.asdict(limits),
+                    "require": list(require),
+                },
+            )
+            done, code_s = server.serve(worker.sock, timeout_s + GRACE_S)
+        finally:
+            # Gone before its scratch folder is: it cannot write there while it is removed.
+            worker.kill()
+    return _result(done, server, time.monotonic() - start, code_s, require)
+
+
+def _result(
+    done: dict[str, Any] | None,
+    server: _Server,
+    wall: float,
+    code_s: float,
+    require: Collection[str],
+) -> RunResult:
+    """The outcome from the worker's report, trusting none of it that can be checked here."""
     if done is None:
         return RunResult(False, server.lost, server.calls, wall, "timeout", code_s=code_s)
-    kind: ErrorKind | None = done.get("kind") if done.get("kind") in _KINDS else None
-    feedback = str(done.get("feedback", ""))
+    reported = done.get("kind")
+    # An unknown kind is a failure: the worker's word is not taken for success.
+    kind: ErrorKind | None = (
+        reported if reported in _KINDS else None if reported is None else "exception"
+    )
+    feedback = str(done.get("feedback", ""))[:MAX_FEEDBACK_CHARS]
+    if kind == "exception" and reported not in _KINDS:
+        feedback = f"the code's process reported an unknown outcome {str(reported)[:80]!r}"
     if server.stopped and kind != "budget":
         # The code caught the stop and ended as if nothing happened: it still ran out.
         kind, feedback = "budget", server.stopped
+    listed = done.get("confined")
+    confined = tuple(layer for layer in LAYERS if isinstance(listed, list) and layer in listed)
+    lacking = [layer for layer in require if layer not in confined]
+    if lacking and kind != "policy":
+        kind = "policy"
+        feedback = f"the code ran without the confinement it requires ({', '.join(lacking)})"
     output = str(done.get("output", ""))[:MAX_OUTPUT_CHARS]
-    confined = tuple(layer for layer in LAYERS if layer in (done.get("confined") or ()))
     return RunResult(kind is None, feedback, server.calls, wall, kind, output, code_s, confined)
 
 
@@ -182,14 +202,21 @@ class _Server:
         self.lost = ""
 
     def serve(self, sock: Any, limit_s: float) -> tuple[dict[str, Any] | None, float]:
-        """Answer calls until the worker reports the end; (its report or None, its own time)."""
+        """Answer calls until the worker reports the end; (its report or None, its own time).
+
+        The worker's own time runs while this side waits for its next message, whole: a worker
+        that sends a byte at a time is on the clock all the same.
+        """
         code_s = 0.0
         with use(self.target):
             while True:
                 waited = time.monotonic()
-                sock.settimeout(max(limit_s - code_s, 0.001))
                 try:
-                    message = wire.receive(sock)
+                    message = wire.receive(sock, deadline=waited + max(limit_s - code_s, 0.001))
+                    code_s += time.monotonic() - waited
+                    if "done" in message and isinstance(message["done"], dict):
+                        return message["done"], code_s
+                    wire.send(sock, self._answer(message))
                 except TimeoutError:
                     self.lost = (
                         f"the code was stopped after {limit_s - GRACE_S:g} s of its own time (the "
@@ -197,16 +224,18 @@ class _Server:
                         "an endless iterator; make every loop end"
                     )
                     return None, code_s + time.monotonic() - waited
-                except wire.WireError as error:
+                except (OSError, wire.WireError) as error:
                     self.lost = (
                         "the code's process ended without a result (it crashed, or ran out of "
                         f"memory): {error}; make the plan smaller"
                     )
                     return None, code_s + time.monotonic() - waited
-                code_s += time.monotonic() - waited
-                if "done" in message and isinstance(message["done"], dict):
-                    return message["done"], code_s
-                wire.send(sock, self._answer(message))
+                except BaseException:
+                    # Interrupted here (Ctrl-C) while the backend may be moving: stop it.
+                    stop = getattr(self.target, "stop", None)
+                    if callable(stop):
+                        stop()
+                    raise
 
     def _answer(self, message: dict[str, Any]) -> dict[str, Any]:
         name = message.get("call")
@@ -238,7 +267,8 @@ class _Server:
             value = getattr(api, name)(*args, **kwargs)
             reply: dict[str, Any] = {"value": wire.encode(value)}
         except Exception as error:  # the primitive's error is the code's to handle
-            reply = {"error": {"type": type(error).__name__, "message": _text(error)}}
+            text = _text(error)[:MAX_FEEDBACK_CHARS]
+            reply = {"error": {"type": type(error).__name__, "message": text}}
         if self.on_primitive is not None:
             self.on_primitive(name)
         return reply

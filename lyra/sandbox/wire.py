@@ -12,6 +12,7 @@ import json
 import math
 import socket
 import struct
+import time
 from typing import Any
 
 from lyra.embodiment import ObjectState, WorkspaceBox
@@ -88,6 +89,8 @@ def decode(data: Any, depth: int = 0) -> Any:
     """
     if depth > MAX_DEPTH:
         raise WireError(f"a value nested more than {MAX_DEPTH} deep")
+    if isinstance(data, float) and not math.isfinite(data):
+        raise WireError(f"a number must be finite, got {data}")
     if data is None or isinstance(data, bool | int | float | str):
         return data
     if isinstance(data, list):
@@ -101,7 +104,9 @@ def decode(data: Any, depth: int = 0) -> Any:
             return Point(x, y, z) if tag == "Point" else Size(x, y, z)
         if tag == "Pose":
             qx, qy, qz, qw = (_number(v, tag) for v in data["q"])
-            return Pose(_point(data["p"]), (qx, qy, qz, qw))
+            if abs(math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw) - 1.0) > 1e-3:
+                raise WireError("a Pose's orientation must be a unit quaternion (x, y, z, w)")
+            return Pose(_point(data["p"], depth + 1), (qx, qy, qz, qw))
         if tag == "ObjectState":
             size = decode(data["size"], depth + 1)
             if not isinstance(size, Size):
@@ -110,12 +115,14 @@ def decode(data: Any, depth: int = 0) -> Any:
                 _text(data["name"]),
                 _text(data["kind"]),
                 _text(data["color"]),
-                _pose(data["pose"]),
+                _pose(data["pose"], depth + 1),
                 size,
             )
         if tag == "WorkspaceBox":
             return WorkspaceBox(
-                _point(data["low"]), _point(data["high"]), _number(data["table_z"], tag)
+                _point(data["low"], depth + 1),
+                _point(data["high"], depth + 1),
+                _number(data["table_z"], tag),
             )
         if tag == "tuple":
             return tuple(decode(item, depth + 1) for item in _list(data["v"]))
@@ -150,15 +157,15 @@ def _list(value: Any) -> list[Any]:
     return value
 
 
-def _point(data: Any) -> Point:
-    point = decode(data)
+def _point(data: Any, depth: int) -> Point:
+    point = decode(data, depth)
     if not isinstance(point, Point):
         raise WireError("expected a Point")
     return point
 
 
-def _pose(data: Any) -> Pose:
-    pose = decode(data)
+def _pose(data: Any, depth: int) -> Pose:
+    pose = decode(data, depth)
     if not isinstance(pose, Pose):
         raise WireError("expected a Pose")
     return pose
@@ -172,20 +179,21 @@ def send(sock: socket.socket, message: dict[str, Any]) -> None:
     sock.sendall(_HEADER.pack(len(data)) + data)
 
 
-def receive(sock: socket.socket) -> dict[str, Any]:
-    """Receive one framed message; the socket's timeout applies to each read.
+def receive(sock: socket.socket, deadline: float | None = None) -> dict[str, Any]:
+    """Receive one framed message, whole, by a deadline on the monotonic clock (None: wait).
 
     Raises:
         ClosedError: the other side closed the connection.
         WireError: the message is too large or not JSON.
-        TimeoutError: the socket's timeout passed first.
+        TimeoutError: the deadline passed first.
     """
-    size = _HEADER.unpack(_read(sock, _HEADER.size))[0]
+    size = _HEADER.unpack(_read(sock, _HEADER.size, deadline))[0]
     if size > MAX_MESSAGE_BYTES:
         raise WireError(f"a message of {size} bytes is over the {MAX_MESSAGE_BYTES} limit")
     try:
-        message = json.loads(_read(sock, size).decode("utf-8"), parse_constant=_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        message = json.loads(_read(sock, size, deadline).decode("utf-8"), parse_constant=_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        # ValueError: not JSON, or an integer longer than Python converts.
         raise WireError(f"a message that is not JSON: {error}") from None
     if not isinstance(message, dict):
         raise WireError("a message must be a JSON object")
@@ -197,9 +205,14 @@ def _constant(name: str) -> float:
     return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name]
 
 
-def _read(sock: socket.socket, size: int) -> bytes:
+def _read(sock: socket.socket, size: int, deadline: float | None) -> bytes:
     chunks = []
     while size:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the other side did not send in time")
+            sock.settimeout(left)
         chunk = sock.recv(min(size, 1 << 20))
         if not chunk:
             raise ClosedError("the other side closed the connection")

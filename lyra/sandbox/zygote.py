@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -28,7 +29,11 @@ _SINGLE_THREADED = {
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
 }
+# The only variables a worker inherits: API keys and the like stay in the trusted process.
+_PASSED_ON = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "SYSTEMROOT")
 _PR_SET_PDEATHSIG = 1
+# How long a killed worker is waited for; SIGKILL takes effect in microseconds.
+_DEATH_WAIT_S = 2.0
 
 
 @dataclass
@@ -47,10 +52,14 @@ class Worker:
     pidfd: int | None = None
 
     def kill(self) -> None:
-        """Kill the worker (it may already have ended) and close the connection."""
+        """Kill the worker (it may already have ended), wait for its end, close the connection.
+
+        Waiting matters: the caller removes the worker's scratch folder next.
+        """
         with contextlib.suppress(ProcessLookupError, OSError):
             if self.pidfd is not None:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+                select.select([self.pidfd], [], [], _DEATH_WAIT_S)  # readable once it is gone
             else:
                 os.kill(self.pid, signal.SIGKILL)
         self.close()
@@ -78,7 +87,9 @@ class Zygote:
                 control = self._ensure_running()
                 try:
                     control.sendall(b"f")
-                    message, fds, _, _ = socket.recv_fds(control, 32, 2)
+                    # Not inherited by the programs this process may start later.
+                    flags = getattr(socket, "MSG_CMSG_CLOEXEC", 0)
+                    message, fds, _, _ = socket.recv_fds(control, 32, 2, flags)
                 except OSError:
                     message, fds = b"", []
                 if message:
@@ -98,10 +109,12 @@ class Zygote:
         ours, theirs = socket.socketpair()
         package_root = str(Path(__file__).resolve().parents[2])
         path = os.pathsep.join([package_root, *filter(None, [os.environ.get("PYTHONPATH")])])
+        env = {key: os.environ[key] for key in _PASSED_ON if key in os.environ}
+        # -P: the current folder (a workspace) is not put on the import path.
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "lyra.sandbox", str(theirs.fileno())],
+            [sys.executable, "-P", "-m", "lyra.sandbox", str(theirs.fileno())],
             pass_fds=[theirs.fileno()],
-            env={**os.environ, **_SINGLE_THREADED, "PYTHONPATH": path},
+            env={**env, **_SINGLE_THREADED, "PYTHONPATH": path},
             stdin=subprocess.DEVNULL,
         )
         theirs.close()
@@ -145,9 +158,12 @@ def main(fd: int) -> None:
     control = socket.socket(fileno=fd)
     from lyra.sandbox import worker  # the import is the preloading
 
-    # Children are reaped by the kernel: the trusted process learns their end from the pipe.
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     while control.recv(1):
+        # Reap the workers that ended: a zombie keeps its pid from being reused before the
+        # trusted process holds a pidfd for it, so a kill can never reach another process.
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
         ours, theirs = socket.socketpair()
         pid = os.fork()
         if pid == 0:
