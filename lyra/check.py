@@ -46,9 +46,9 @@ def check_example(backend: Backend, example: Example, skills_root: Path) -> str:
         return first.describe()
     if not backend.compare(example.snapshot, first.snapshot):
         return ""
-    ensemble = [run(k).snapshot for k in range(1, SPREAD_RUNS + 1)]
-    # The nudged runs left the world elsewhere: compare against the unnudged run's end.
-    first = run()
+    # A nudged run that fails shows fragility, not spread: it widens no tolerance.
+    nudged = [run(k) for k in range(1, SPREAD_RUNS + 1)]
+    ensemble = [other.snapshot for other in nudged if other.ok]
     return backend.compare(example.snapshot, first.snapshot, ensemble)
 
 

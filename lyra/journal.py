@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lyra.curriculum import Progress
+from lyra.errors import LyraError
 from lyra.examples import Example, load_example, save_example
 from lyra.files import remove_temporaries, write_atomic
 from lyra.library.edit import FileChange, Patch
@@ -23,6 +24,7 @@ from lyra.library.history import (
     commit_message,
     commit_step,
     git_head,
+    git_parent,
     record,
     record_paths,
     unstage,
@@ -41,13 +43,26 @@ def journal_path(workspace: Workspace) -> Path:
 
 @dataclass(frozen=True)
 class _Journal:
+    """What a step changes, noted before its first write.
+
+    Each file's text before it (None: absent), by path relative to the workspace (which may
+    have moved by the time it is read); the folders it made; git's HEAD (id and subject; None:
+    no repository); the message of the commit it makes.
+    """
+
     before: dict[str, str | None]
+    made: list[str]
     head: tuple[str, str] | None
     message: str
 
     def save(self, workspace: Workspace) -> None:
         workspace.state_dir.mkdir(parents=True, exist_ok=True)
-        data = {"before": self.before, "head": self.head, "message": self.message}
+        data = {
+            "before": self.before,
+            "made": self.made,
+            "head": self.head,
+            "message": self.message,
+        }
         write_atomic(journal_path(workspace), json.dumps(data))
 
     @classmethod
@@ -57,7 +72,7 @@ class _Journal:
             return None
         data = json.loads(path.read_text(encoding="utf-8"))
         head = (str(data["head"][0]), str(data["head"][1])) if data.get("head") else None
-        return cls(data["before"], head, data.get("message", ""))
+        return cls(data["before"], data.get("made", []), head, data.get("message", ""))
 
 
 def commit_learnt_step(
@@ -87,8 +102,16 @@ def commit_learnt_step(
     progress_path = Progress.path(workspace, progress.curriculum)
     touched = [c.path for c in patch.changes] + record_paths(workspace, patch)
     touched += [example_path, progress_path]
-    before = {str(p): p.read_text(encoding="utf-8") if p.exists() else None for p in touched}
-    journal = _Journal(before, git_head(workspace.root), commit_message(task, patch))
+    root = workspace.root
+    before = {
+        str(p.relative_to(root)): p.read_text(encoding="utf-8") if p.exists() else None
+        for p in touched
+    }
+    made = sorted(
+        {str(folder.relative_to(root)) for p in touched for folder in _missing_folders(p, root)},
+        key=lambda name: -name.count("/"),
+    )
+    journal = _Journal(before, made, git_head(root), commit_message(task, patch))
     journal.save(workspace)
     try:
         patch.apply()
@@ -116,6 +139,10 @@ def recover(workspace: Workspace) -> list[Path]:
 
     The memory is not touched: it is rebuilt from the files when the loop starts. What a
     killed atomic write left behind (a temporary file) is deleted.
+
+    Raises:
+        LyraError: git was interrupted mid-command (its index lock is still there), so the
+            repository must be looked at before anything is undone.
     """
     state = workspace.state_dir
     remove_temporaries(
@@ -124,10 +151,13 @@ def recover(workspace: Workspace) -> list[Path]:
     journal = _Journal.load(workspace)
     if journal is None:
         return []
-    now = git_head(workspace.root)
-    # The commit is the step's last write: if it made it, the step is complete.
-    committed = journal.head is not None and now is not None and now != journal.head
-    if committed and now is not None and now[1] == journal.message:
+    if journal.head is not None and (workspace.root / ".git" / "index.lock").exists():
+        raise LyraError(
+            f"a git command in {workspace.root} was interrupted while lyra kept a learnt step "
+            "(.git/index.lock is still there): if no git command is running, delete that file, "
+            "then run lyra again to finish or undo the step"
+        )
+    if journal.head is not None and _committed(workspace.root, journal):
         journal_path(workspace).unlink()
         return []
     restored = _restore(workspace, journal)
@@ -135,21 +165,41 @@ def recover(workspace: Workspace) -> list[Path]:
     return restored
 
 
+def _committed(root: Path, journal: _Journal) -> bool:
+    """Whether the step's commit, its last write, made it.
+
+    It did when HEAD is the next commit after the journal's, with the step's message.
+    """
+    now = git_head(root)
+    if now is None or journal.head is None or now == journal.head or now[1] != journal.message:
+        return False
+    return git_parent(root, now[0]) == journal.head[0]
+
+
+def _missing_folders(path: Path, root: Path) -> list[Path]:
+    """The folders above ``path`` (up to the workspace) that do not exist yet."""
+    missing = []
+    for folder in path.parents:
+        if folder == root or folder.exists():
+            break
+        missing.append(folder)
+    return missing
+
+
 def _restore(workspace: Workspace, journal: _Journal) -> list[Path]:
     paths = []
     for name, text in journal.before.items():
-        path = Path(name)
+        path = workspace.root / name
         if text is None:
             path.unlink(missing_ok=True)
-            # A folder the step made for it (a skill's first history) goes too.
-            with contextlib.suppress(OSError):
-                if path.parent not in (workspace.root, workspace.state_dir):
-                    path.parent.rmdir()
         else:
             write_atomic(path, text)
         paths.append(path)
+    for name in journal.made:  # deepest first; only what the step made, if it is empty
+        with contextlib.suppress(OSError):
+            (workspace.root / name).rmdir()
     if journal.head is not None:
-        unstage(workspace.root, [p for p in paths if p.is_relative_to(workspace.root)])
+        unstage(workspace.root, paths)
     return paths
 
 

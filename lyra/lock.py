@@ -15,6 +15,7 @@ import json
 import os
 import socket
 import sys
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +25,7 @@ from lyra.workspace import Workspace
 
 # Locks this process holds, by lock file: the open file and how many holders share it.
 _HELD: dict[Path, tuple[int, int]] = {}
+_GUARD = threading.Lock()
 
 
 class WorkspaceLockedError(LyraError):
@@ -47,7 +49,11 @@ def acquire(workspace: Workspace) -> None:
     Raises:
         WorkspaceLockedError: a live process holds it.
     """
-    path = lock_path(workspace).resolve()
+    with _GUARD:
+        _acquire(workspace, lock_path(workspace).resolve())
+
+
+def _acquire(workspace: Workspace, path: Path) -> None:
     if path in _HELD:
         fd, count = _HELD[path]
         _HELD[path] = (fd, count + 1)
@@ -73,7 +79,11 @@ def acquire(workspace: Workspace) -> None:
 
 def release(workspace: Workspace) -> None:
     """Give the lock back (the last holder in this process unlocks it)."""
-    path = lock_path(workspace).resolve()
+    with _GUARD:
+        _release(lock_path(workspace).resolve())
+
+
+def _release(path: Path) -> None:
     if path not in _HELD:
         return
     fd, count = _HELD.pop(path)

@@ -429,10 +429,15 @@ class Learner:
         self._backends: dict[str, Backend] = {}
         # One writer per workspace, from here until close(); the lock dies with the process.
         lock.acquire(workspace)
-        restored = recover(workspace)
-        if restored:
-            say(f"Undid an interrupted commit: restored {', '.join(p.name for p in restored)}")
-        self.memory.rebuild(workspace, list(parse_library(workspace.skills_dir)))
+        try:
+            restored = recover(workspace)
+            if restored:
+                names = ", ".join(p.name for p in restored)
+                say(f"Undid an interrupted commit: restored {names}")
+            self.memory.rebuild(workspace, list(parse_library(workspace.skills_dir)))
+        except BaseException:
+            lock.release(workspace)
+            raise
 
     def backend(self, name: str) -> Backend:
         """The loop's backend of a kind, made on first use."""
@@ -671,7 +676,7 @@ class Learner:
         When the LLM answers that a skill is missing and the teacher teaches it, the new skill
         is in the library for the next round's prompt, and this round asks again.
         """
-        while True:
+        for _ in range(self.max_rounds):
             skills_text, examples = self._retrieve_for(task, state)
             last = state.last
             previous = ""
@@ -709,6 +714,10 @@ class Learner:
                 outcome.missing_skill = proposal
                 return None
             self.say("Resuming the plan with the new skill.")
+        raise AnswerError(
+            f"the plan asked for a missing skill {self.max_rounds} times in one round; "
+            "write the task code with the skills the library has now"
+        )
 
     def _teach_skill_for(self, task: Task, scene: Any, proposal: str, outcome: TaskOutcome) -> bool:
         """Pause a plan to teach the skill it asked for, in the plan's scene; True if kept."""
@@ -743,7 +752,8 @@ class Learner:
         taught_outcome = self.teach(skill_task, TAUGHT, Progress.load(self.ws, TAUGHT))
         outcome.llm_calls += taught_outcome.llm_calls
         outcome.tokens += taught_outcome.tokens
-        outcome.taught.append(request.name)
+        # Both names: a second request under either is the same skill asked for again.
+        outcome.taught += [name, request.name]
         if not taught_outcome.accepted:
             self.teacher.tell("The skill was not taught; the plan stays paused.")
         return taught_outcome.accepted

@@ -111,9 +111,12 @@ def _history(args: argparse.Namespace) -> int:
 
 def _revert(args: argparse.Namespace) -> int:
     from lyra.library.history import revert, versions
+    from lyra.lock import locked
 
     workspace = find_workspace()
-    patch = revert(workspace, args.name, args.to)
+    # One writer at a time: a learning loop may be running on this workspace.
+    with locked(workspace):
+        patch = revert(workspace, args.name, args.to)
     latest = versions(workspace, args.name)[-1].version
     print(f"{patch.summary} (recorded as version {latest})")
     return 0

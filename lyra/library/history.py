@@ -196,6 +196,12 @@ def git_head(root: Path) -> tuple[str, str] | None:
     return head, subject
 
 
+def git_parent(root: Path, commit: str) -> str:
+    """The id of a commit's first parent ("" for a root commit or an unknown one)."""
+    done = _git(root, "rev-parse", "--verify", "-q", f"{commit}^")
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
 def unstage(root: Path, paths: list[Path]) -> None:
     """Take files out of git's index again (after a failed commit); the work tree is untouched."""
     names = [str(path.relative_to(root)) for path in paths]
