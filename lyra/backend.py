@@ -111,6 +111,8 @@ class BackendSpec:
             is then checked for scenes that do not fit and predicates naming missing objects
             at load time. None: checked only when the task runs.
         tolerance: how close, in metres, its motions bring an object or the tool to a target.
+        confinement: the OS confinement layers (``lyra.sandbox.LAYERS``) generated code must
+            run under on this backend, or not run at all: a real robot requires them all.
         compatible: other backends whose learnt examples may be shown when planning here.
     """
 
@@ -125,6 +127,7 @@ class BackendSpec:
     sample: str | None = None
     layout: str | None = None
     tolerance: float = 0.005
+    confinement: tuple[str, ...] = ()
     compatible: frozenset[str] = field(default_factory=frozenset)
 
     def make(self, **kwargs: Any) -> Backend:

@@ -271,7 +271,7 @@ def load_curriculum(path: Path, skills: Collection[str] | None = None) -> Curric
     """
     text = _text_of(path)
     try:
-        _refuse_anchors(path, text)
+        refuse_anchors(path, text)
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
@@ -329,14 +329,19 @@ def _text_of(path: Path) -> str:
         ) from None
 
 
-def _refuse_anchors(path: Path, text: str) -> None:
-    """Refuse anchors and aliases: a few lines of them expand to billions of nodes."""
+def refuse_anchors(where: str | Path, text: str) -> None:
+    """Refuse YAML anchors and aliases: a few lines of them expand to billions of nodes.
+
+    Raises:
+        CurriculumError: naming ``where`` and the line.
+        yaml.YAMLError: the text is not YAML at all.
+    """
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise CurriculumError(
                 [
-                    f"{path}:{event.start_mark.line + 1}: YAML anchors and aliases (&name, "
-                    "*name) are not allowed in a curriculum: write each value out"
+                    f"{where}:{event.start_mark.line + 1}: YAML anchors and aliases (&name, "
+                    "*name) are not allowed: write each value out"
                 ]
             )
 

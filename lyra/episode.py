@@ -127,6 +127,7 @@ def run_episode(
         max_primitive_calls=budget.primitive_calls,
         max_sim_seconds=budget.sim_seconds,
         on_primitive=after,
+        require=backend.spec.confinement,
     )
     verdict = _judge(backend, result, check, hold_seconds)
     snapshot, sim_seconds = backend.snapshot(), backend.sim_time

@@ -24,11 +24,20 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 import yaml
+from pydantic import ValidationError
 
 from lyra import lock
 from lyra.backend import Backend, make
 from lyra.check import check_example
-from lyra.curriculum import Curriculum, CurriculumError, Progress, Task, next_task, resolve_task
+from lyra.curriculum import (
+    Curriculum,
+    CurriculumError,
+    Progress,
+    Task,
+    next_task,
+    refuse_anchors,
+    resolve_task,
+)
 from lyra.episode import Budget, EpisodeResult, run_episode
 from lyra.errors import LyraError
 from lyra.examples import Example, iter_examples, load_example, slugify
@@ -493,11 +502,21 @@ class Learner:
         prompt = render(
             "task_setup", task.prompt_pack(), instruction=task.instruction, setup=task.setup or ""
         )
-        answer = self._complete(task, outcome, prompt, "task_setup").text
-        blocks = code_blocks(answer)
-        if not blocks:
-            raise AnswerError("the task-setup answer held no ```yaml block")
-        return spec.load_scene(_yaml(blocks[0]))
+        problem = ""
+        for _ in range(3):
+            answer = self._complete(task, outcome, prompt + problem, "task_setup").text
+            try:
+                blocks = code_blocks(answer)
+                if not blocks:
+                    raise AnswerError("the answer held no ```yaml block")
+                scene = spec.load_scene(_yaml(blocks[0]))
+                # Laid out on every seed, and holding what the task's check names.
+                resolve_task(task.model_copy(update={"scene": scene, "setup": None}))
+                return scene
+            except (AnswerError, CurriculumError, ValidationError) as error:
+                problem = f"\n\nYour last scene could not be used: {str(error)[:2000]}"
+                self.say(problem.strip())
+        raise AnswerError(f"no usable scene after 3 answers: {problem.strip()}")
 
     def _header(self, task: Task, skill: str, outcome: TaskOutcome) -> str:
         """The header of the target skill: the module's, or a new one proposed and reviewed."""
@@ -951,7 +970,12 @@ def _reach(skills: Sequence[str], tree: SkillTree) -> set[str]:
 
 
 def _yaml(text: str) -> dict[str, Any]:
-    data = yaml.safe_load(text)
+    """An answer's YAML: plain (no anchors, which expand without bound), and a mapping."""
+    try:
+        refuse_anchors("the answer", text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise AnswerError(f"the YAML does not parse: {error}") from None
     if not isinstance(data, dict):
-        raise AnswerError("the task-setup answer is not a YAML mapping with `objects`")
+        raise AnswerError("the answer is not a YAML mapping with `objects`")
     return data

@@ -642,3 +642,33 @@ def test_two_tasks_whose_example_slugs_collide_keep_two_examples(workspace: Work
     # Both regression checks are on disk, each naming its own task.
     tasks = {p.stem: load_example(p).task for p in workspace.examples_dir.glob("*.yaml")}
     assert tasks == {first.id: f"test-loop/{long_a}", second.id: f"test-loop/{long_b}"}
+
+
+def test_an_unusable_scene_answer_is_sent_back(workspace: Workspace) -> None:
+    text = CURRICULUM.replace(
+        """    scene:
+      objects:
+        - {type: block, color: red, poses: [{x: 0.45, y: -0.1}]}
+        - {type: block, color: blue, poses: [{x: 0.55, y: 0.12}]}
+""",
+        "    setup: a red block and a blue block on the table\n",
+    )
+    (workspace.root / "curriculum.yaml").write_text(text)
+    bomb = "```yaml\na: &a [x, x]\nb: [*a, *a]\nobjects: []\n```"
+    no_blue = "```yaml\nobjects:\n  - {type: block, color: red}\n```"
+    good = "```yaml\nobjects:\n  - {type: block, color: red}\n  - {type: block, color: blue}\n```"
+    llm = ScriptedLLM(
+        task_setup=[bomb, no_blue, good], skill_parser=[HEADER], skill_learning=[GOOD]
+    )
+    (outcome,) = learner(workspace, llm).learn(load_curriculum(workspace.root / "curriculum.yaml"))
+    assert outcome.accepted
+    setups = [p for purpose, p in llm.prompts if purpose == "task_setup"]
+    assert len(setups) == 3
+    assert setups[1].endswith(
+        "Your last scene could not be used: the answer:1: YAML anchors and aliases (&name, "
+        "*name) are not allowed: write each value out"
+    )
+    assert setups[2].endswith(
+        "Your last scene could not be used: success: the predicate names 'blue_block', which "
+        "the scene does not have (on seed 0 it has red_block)"
+    )

@@ -150,7 +150,10 @@ def serve(sock: socket.socket) -> None:
     confinement = confine(Path(job["scratch"]), Limits(**job["limits"]))
     lacking = [layer for layer in job["require"] if layer not in confinement.applied]
     if lacking:
-        reasons = "; ".join(f"{layer}: {confinement.missing[layer]}" for layer in lacking)
+        reasons = "; ".join(
+            f"{layer}: {confinement.missing.get(layer, 'not a layer lyra knows')}"
+            for layer in lacking
+        )
         feedback = (
             f"the code was not run: this machine cannot confine it as required ({reasons}); "
             "run on a machine with these layers, or do not require them"

@@ -115,3 +115,16 @@ def skills_dir(tmp_path: Path) -> Path:
         "    shell('x')\n"
     )
     return folder
+
+
+@pytest.fixture
+def toy_registered_spec(monkeypatch: pytest.MonkeyPatch):
+    """The tests' toy backend, registered for one test, requiring a layer no machine has."""
+    import dataclasses
+
+    import lyra.backend
+    from tests.backends.toy import SPEC
+
+    spec = dataclasses.replace(SPEC, confinement=("tpm",))
+    monkeypatch.setitem(lyra.backend._REGISTRY, spec.name, spec)
+    return spec

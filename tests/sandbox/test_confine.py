@@ -134,3 +134,18 @@ def test_a_memory_bomb_becomes_feedback() -> None:
     result = run_code("x = 'x' * 10**10\n", FakeTable())
     assert (result.ok, result.error) == (False, "exception")
     assert result.feedback == "MemoryError\n  at <task>:1: x = 'x' * 10**10"
+
+
+def test_a_backend_that_requires_a_layer_gets_no_run_without_it(toy_registered_spec) -> None:
+    from lyra.episode import run_episode
+
+    backend = toy_registered_spec.make()
+    backend.spec = toy_registered_spec
+    run = run_episode(
+        backend, toy_registered_spec.sample_scene().scene, 0, "x = 1\n", skills_root=None
+    )
+    assert (run.result.error, run.result.feedback) == (
+        "policy",
+        "the code was not run: this machine cannot confine it as required (tpm: not a layer "
+        "lyra knows); run on a machine with these layers, or do not require them",
+    )
