@@ -132,6 +132,10 @@ class BackendSpec:
 
     def make(self, **kwargs: Any) -> Backend:
         """Build a new instance of the backend."""
+        from lyra.sandbox.zygote import prestart
+
+        # Code will run against it: the code workers' server imports while the simulator loads.
+        prestart()
         backend: Backend = _load(self.factory)(**kwargs)
         return backend
 

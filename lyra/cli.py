@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -49,6 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(handler(args) or 0)
     except LyraError as error:
         print(f"lyra: {error}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # The reader went away (`lyra ... | head`): stop quietly, as other command-line tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
 
 

@@ -87,9 +87,12 @@ def load_example(path: Path) -> Example:
         ) from error
 
 
+def example_paths(folder: Path) -> list[Path]:
+    """The example files of a folder, sorted by file name (none if there is no folder)."""
+    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+
+
 def iter_examples(folder: Path) -> Iterator[tuple[Path, Example]]:
     """Yield (path, example) for every example file in a folder, sorted by file name."""
-    if not folder.is_dir():
-        return
-    for path in sorted(folder.glob("*.yaml")):
+    for path in example_paths(folder):
         yield path, load_example(path)

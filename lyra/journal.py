@@ -114,6 +114,7 @@ def commit_learnt_step(
     journal = _Journal(before, made, git_head(root), commit_message(task, patch))
     journal.save(workspace)
     try:
+        memory.forget_sources()
         patch.apply()
         save_example(example, workspace.examples_dir)
         progress.save(workspace)
@@ -128,6 +129,7 @@ def commit_learnt_step(
             patch.summary,
         )
         commit_step(workspace, step, task)
+        memory.note_sources(workspace)
     except BaseException:
         _undo(workspace, journal, memory)
         raise

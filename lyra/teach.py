@@ -443,7 +443,9 @@ class Learner:
             if restored:
                 names = ", ".join(p.name for p in restored)
                 say(f"Undid an interrupted commit: restored {names}")
-            self.memory.rebuild(workspace, list(parse_library(workspace.skills_dir)))
+            indexed = self.memory.refresh(workspace)
+            if indexed:
+                say(f"Memory: {indexed}")
         except BaseException:
             lock.release(workspace)
             raise

@@ -1,3 +1,4 @@
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -41,3 +42,44 @@ def test_scene_show_bad_spec_exits_with_the_field(tmp_path: Path, capsys) -> Non
     assert capsys.readouterr().err == (
         f"lyra: {spec}: objects.0.size: Value error, every extent must be positive, got [0.04, 0.0, 0.04]\n"
     )
+
+
+def test_commands_print_only_what_a_user_can_act_on(tmp_path: Path) -> None:
+    """No pybullet build-time line on stdout, no lancedb warnings for tables it creates."""
+    spec = tmp_path / "scene.yaml"
+    spec.write_text("objects:\n  - {type: block, color: red, poses: [{x: 0.5, y: 0.1}]}\n")
+    shown = subprocess.run(
+        [sys.executable, "-m", "lyra.cli", "scene", "show", str(spec)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "pybullet build time" not in shown.stdout + shown.stderr
+    assert shown.stdout.splitlines()[0].split() == ["object", "kind", "colour", "x", "y", "z", "yaw"]
+    (tmp_path / "skills").mkdir()
+    searched = subprocess.run(
+        [sys.executable, "-m", "lyra.cli", "memory", "--workspace", str(tmp_path), "search", "x"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "LYRA_EMBEDDER": "none"},
+    )
+    assert searched.stderr == (
+        f"lyra: memory: indexed 0 skills and 0 examples in {tmp_path / '.lyra' / 'memory'} "
+        "(there was no index yet; embedder: none)\n"
+    )
+
+
+def test_scene_show_takes_a_curriculum_task_and_lists_objects_in_natural_order(capsys) -> None:
+    house = "curricula/ravens/house.yaml"
+    assert main(["scene", "show", house]) == 1
+    assert capsys.readouterr().err == (
+        f"lyra: {house} is a curriculum: name the task whose scene to show (--task ID: "
+        "line-up-blocks, stage-house-parts, house-walls, house-roof, house)\n"
+    )
+    assert main(["scene", "show", house, "--task", "roof"]) == 1
+    assert capsys.readouterr().err.startswith(f"lyra: {house} has no task 'roof'; its tasks are ")
+    assert main(["scene", "show", house, "--task", "house"]) == 0
+    names = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert names[:16] == ["beam", *(f"block_{i}" for i in range(14)), "roof_base"]
+    assert names[16:] == [f"tile_{i}" for i in range(6)]

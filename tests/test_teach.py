@@ -319,6 +319,18 @@ def test_a_step_cut_short_by_a_kill_is_undone_at_the_next_start(
     assert skill_files(workspace) == {"__init__.py": ""}  # ...and undone at the next start
     assert not (workspace.examples_dir / "test_loop_red_on_blue.yaml").exists()
     assert Progress.load(workspace, "test-loop").accepted == {}
+    # The killed step may have written memory rows: the index is rebuilt from the files.
+    assert said[1].startswith("Memory: indexed 0 skills and 0 examples in ")
+    assert said[1].endswith("(there was no index yet; embedder: minilm-l6-v2/384)")
+    assert loop_memory_skills(learner(workspace, llm, said)) == []
+    assert len(said) == 2  # and, current now, not rebuilt at the start after that
+
+
+def loop_memory_skills(loop: Learner) -> list[str]:
+    try:
+        return [s.name for s in loop.memory.retrieve("Put the red block on the blue block.").skills]
+    finally:
+        loop.close()
 
 
 def test_a_git_failure_keeps_nothing_and_says_what_to_fix(workspace: Workspace) -> None:

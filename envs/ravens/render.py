@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pybullet
 
+from envs.ravens._pybullet import pybullet
 from envs.ravens.tabletop import Tabletop
 
 

@@ -17,10 +17,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
-import pybullet
 import pybullet_data
-from pybullet_utils.bullet_client import BulletClient
 
+from envs.ravens._pybullet import BulletClient, pybullet
 from envs.ravens.predicates import on_top
 from envs.ravens.scene import COLORS, PlacedObject, SceneSpec, layout
 from lyra.embodiment import ObjectState, WorkspaceBox

@@ -5,3 +5,10 @@ Entry points: :class:`lyra.memory.store.Memory` (``open``, ``index_skill``, ``in
 :mod:`lyra.memory.embedders`. This package imports nothing heavy itself, so the command line
 can register ``lyra memory`` without loading LanceDB.
 """
+
+import os
+
+# lancedb warns on stderr for every table it creates ("No existing dataset ... it will be
+# created"), which says nothing a user can act on; its errors still show. A user's own
+# LANCEDB_LOG wins. Set before lancedb is imported, since it reads the variable as it loads.
+os.environ.setdefault("LANCEDB_LOG", "error")

@@ -43,7 +43,12 @@ def _workspace(args: argparse.Namespace) -> Workspace:
 def _search(args: argparse.Namespace) -> int:
     from lyra.memory.store import open_memory
 
-    retrieval = open_memory(_workspace(args)).retrieve(
+    workspace = _workspace(args)
+    memory = open_memory(workspace)
+    indexed = memory.refresh(workspace)
+    if indexed:
+        print(f"lyra: memory: {indexed}", file=sys.stderr)
+    retrieval = memory.retrieve(
         args.query, args.correction, args.hint, k_examples=args.examples, k_skills=args.skills
     )
     print(format_retrieval(retrieval))

@@ -6,6 +6,7 @@ The example files and skill modules are the source of truth; these tables are an
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -24,8 +25,10 @@ from lancedb.query import LanceVectorQueryBuilder
 from lancedb.table import Table
 
 from lyra.api import PRIMITIVES
-from lyra.examples import Example, iter_examples
+from lyra.examples import Example, example_paths, iter_examples
+from lyra.files import write_atomic
 from lyra.library import SkillRecord
+from lyra.library.parse import parse_library, skill_paths
 from lyra.memory.embedders import Embedder, EmbedderConfig, describe, make_embedder
 from lyra.memory.errors import EmbedderMismatchError, EmbedderUnavailableError
 from lyra.memory.records import ExampleRow, SkillRow, with_vector
@@ -43,6 +46,8 @@ from lyra.memory.retrieval import (
 from lyra.workspace import Workspace
 
 EMBEDDER_KEY = b"lyra.embedder"
+# The digest of the files (and the embedder) the index was last built from, beside the tables.
+SOURCES_FILE = "sources.sha256"
 # Where exact vector search stops being fast enough (about 10 ms per 10k rows of 384 floats).
 VECTOR_INDEX_MIN_ROWS = 50_000
 VECTOR_PROBES = 10
@@ -141,10 +146,49 @@ class Memory:
         Returns:
             How many skills and examples were indexed.
         """
+        self.forget_sources()
         examples = [ExampleRow.from_example(e) for _, e in iter_examples(workspace.examples_dir)]
         self._create(SKILLS, [SkillRow.from_record(s) for s in skills])
         self._create(EXAMPLES, examples)
+        self.note_sources(workspace)
         return len(skills), len(examples)
+
+    def refresh(self, workspace: Workspace) -> str | None:
+        """Rebuild the index if it is missing or was built from other files; say so in a line.
+
+        The skill modules and example files are the source of truth, so a fresh clone, a
+        ``git pull`` or a hand edit is noticed here rather than planning with a stale memory.
+
+        Returns:
+            The line to show a person when the index was (re)built; None when it was current.
+        """
+        sources = self.root / SOURCES_FILE
+        stored = sources.read_text(encoding="utf-8").strip() if sources.is_file() else None
+        if stored == source_digest(workspace, self.embedder):
+            return None
+        library = parse_library(workspace.skills_dir)
+        skills, examples = self.rebuild(workspace, list(library))
+        why = (
+            "there was no index yet"
+            if stored is None
+            else "skills/ or examples/ changed since it was built"
+        )
+        return (
+            f"indexed {skills} skills and {examples} examples in {self.root} ({why}; "
+            f"embedder: {describe(self.embedder)})"
+        )
+
+    def note_sources(self, workspace: Workspace) -> None:
+        """Record that the index now matches the workspace's files."""
+        write_atomic(self.root / SOURCES_FILE, source_digest(workspace, self.embedder) + "\n")
+
+    def forget_sources(self) -> None:
+        """Mark the index as not known to match the files, before rows are written.
+
+        A process that dies part-way through a write leaves it so, and the next
+        :meth:`refresh` rebuilds it.
+        """
+        (self.root / SOURCES_FILE).unlink(missing_ok=True)
 
     def _create(self, spec: _Spec, rows: Sequence[LanceModel]) -> Table:
         table = self._db.create_table(spec.name, schema=self._schema(spec), mode="overwrite")
@@ -444,6 +488,19 @@ def _example_hit(fused: Fused) -> ExampleHit:
         score=fused.score,
         matches=fused.matches,
     )
+
+
+def source_digest(workspace: Workspace, embedder: Embedder | None) -> str:
+    """A digest of what an index is built from.
+
+    Every skill module and example file, by path and content, and the embedder.
+    """
+    digest = hashlib.sha256(describe(embedder).encode())
+    files = [*skill_paths(workspace.skills_dir), *example_paths(workspace.examples_dir)]
+    for path in files:
+        digest.update(path.relative_to(workspace.root).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
 
 
 def open_memory(workspace: Workspace, config: EmbedderConfig | None = None) -> Memory:

@@ -77,3 +77,30 @@ def test_rebuild_then_search_prints_hits_and_reasons(
     ]
     assert lines[8].startswith("       found by instruction/text #1 (")
     assert len(lines) == 9
+
+
+def test_search_builds_a_missing_or_stale_index_and_says_so(
+    workspace: Workspace, capsys: pytest.CaptureFixture[str]
+):
+    root = str(workspace.root)
+    folder = workspace.root / ".lyra" / "memory"
+    assert run(["memory", "--workspace", root, "search", "stack red on blue"]) == 0
+    out, err = capsys.readouterr()
+    assert err == (
+        f"lyra: memory: indexed 1 skills and 1 examples in {folder} (there was no index yet; "
+        "embedder: none)\n"
+    )
+    assert "  1. stack_rb  rrf 0.0164  'stack the red block on the blue block'" in out
+    # Current: nothing to say.
+    assert run(["memory", "--workspace", root, "search", "stack red on blue"]) == 0
+    assert capsys.readouterr().err == ""
+    # A skill edited by hand (or changed by a git pull) is re-indexed before it is searched.
+    skill = workspace.skills_dir / "stack_two.py"
+    skill.write_text(skill.read_text().replace("Stack one block on top", "Pile one block onto"))
+    assert run(["memory", "--workspace", root, "search", "pile a block onto another"]) == 0
+    out, err = capsys.readouterr()
+    assert err == (
+        f"lyra: memory: indexed 1 skills and 1 examples in {folder} (skills/ or examples/ "
+        "changed since it was built; embedder: none)\n"
+    )
+    assert "  1. stack_two  rrf" in out

@@ -67,7 +67,11 @@ def headers(library: list[SkillRecord]) -> dict[str, str]:
 
 def test_memory_lives_in_the_workspace_state_folder(filled: Memory, workspace: Workspace):
     assert filled.root == workspace.root / ".lyra" / "memory" == memory_dir(workspace)
-    assert sorted(p.name for p in filled.root.iterdir()) == ["examples.lance", "skills.lance"]
+    assert sorted(p.name for p in filled.root.iterdir()) == [
+        "examples.lance",
+        "skills.lance",
+        "sources.sha256",  # the digest of the files the index was built from
+    ]
 
 
 def test_rebuild_after_deleting_the_state_folder_retrieves_the_same(

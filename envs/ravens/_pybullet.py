@@ -1,0 +1,42 @@
+"""pybullet, imported without the build-time line it prints from C on every import."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import sys
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def _c_output_to_devnull() -> Iterator[None]:
+    """Send what C code writes to file descriptors 1 and 2 nowhere while the block runs.
+
+    Python's own errors are exceptions, not writes, so nothing a user needs is lost.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    libc = ctypes.CDLL(None)
+    saved = [os.dup(1), os.dup(2)]
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        # C's stdout buffers when it is a pipe or a file: flush it while it still goes nowhere.
+        libc.fflush(None)
+        for fd, copy in zip((1, 2), saved, strict=True):
+            os.dup2(copy, fd)
+            os.close(copy)
+        os.close(devnull)
+
+
+# The line is "pybullet build time: ...", on stderr: nothing a user can act on. BulletClient's
+# module imports pybullet too, so it is imported here, after it.
+with _c_output_to_devnull():
+    import pybullet
+    from pybullet_utils.bullet_client import BulletClient
+
+__all__ = ["BulletClient", "pybullet"]
