@@ -29,6 +29,7 @@ def run_bench(
     from lyra.episode import run_episode
     from lyra.errors import LyraError
     from lyra.pictures import Recorder
+    from lyra.progress import Bar
 
     spec = backend_spec(backend_name)
     tasks = spec.bench_tasks()
@@ -47,6 +48,7 @@ def run_bench(
             speed: list[float] = []
             successes = 0
             failures: list[str] = []
+            bar = Bar(seeds, task.name)
             for seed in range(seeds):
                 run = run_episode(
                     backend,
@@ -65,6 +67,7 @@ def run_bench(
                 successes += run.ok
                 if not run.ok:
                     failures.append(run.describe())
+                bar.step(run.ok)
             if gif_dir is not None:
                 recorder = Recorder(backend)
                 run_episode(backend, task.scene, 0, task.code, skills_root=None, recorder=recorder)

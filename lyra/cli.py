@@ -16,6 +16,7 @@ from lyra.errors import LyraError
 
 # Modules with a ``register(subparsers)`` function, in the order their commands are listed.
 COMMAND_MODULES = (
+    "lyra.init",
     "lyra.scenes",
     "lyra.library.cli",
     "lyra.llm.cli",

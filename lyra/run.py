@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from concurrent.futures import as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from lyra.curriculum import Curriculum
 from lyra.episode import run_episode
 from lyra.examples import iter_examples
 from lyra.pictures import Recorder
+from lyra.progress import Bar
 from lyra.workers import worker_backend, worker_pool
 from lyra.workspace import Workspace
 
@@ -71,7 +73,11 @@ def run_curriculum(
                 )
                 for seed in range(seeds)
             ]
-            runs = list(pool.map(_run_seed, jobs))
+            bar = Bar(seeds, task.id)
+            futures = [pool.submit(_run_seed, job) for job in jobs]
+            for future in as_completed(futures):
+                bar.step(future.result()[0])
+            runs = [future.result() for future in futures]
             failures = tuple(failure for ok, _, _, failure in runs if not ok)
             rows.append(
                 TaskRuns(

@@ -44,6 +44,7 @@ from lyra.examples import Example, iter_examples, load_example, slugify
 from lyra.journal import commit_learnt_step, recover
 from lyra.library.edit import Patch, stage_answer, stage_new_skill
 from lyra.library.errors import EditError
+from lyra.library.history import git_head
 from lyra.library.parse import parse_library
 from lyra.library.tree import SkillTree
 from lyra.llm import Completion, Message, Provider
@@ -446,6 +447,11 @@ class Learner:
             indexed = self.memory.refresh(workspace)
             if indexed:
                 say(f"Memory: {indexed}")
+            if git_head(workspace.root) is None:
+                say(
+                    f"Warning: {workspace.root} is not a git repository, so accepted steps are "
+                    "not committed; run `git init` there (or start a workspace with `lyra init`)"
+                )
         except BaseException:
             lock.release(workspace)
             raise

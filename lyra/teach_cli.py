@@ -220,6 +220,7 @@ def _teach(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from lyra.check import check_file
     from lyra.examples import iter_examples
+    from lyra.progress import Bar
     from lyra.workers import worker_pool
     from lyra.workspace import find_workspace
 
@@ -245,16 +246,13 @@ def _check(args: argparse.Namespace) -> int:
         return 0
     start = time.perf_counter()
     rows = []
+    bar = Bar(len(paths), "checked")
     with worker_pool(args.workers) as pool:
         futures = [pool.submit(check_file, str(workspace.root), p) for p in paths]
-        for done, future in enumerate(as_completed(futures), 1):
+        for future in as_completed(futures):
             task, why, seconds = future.result()
             rows.append((task, why, seconds))
-            bar = "#" * (20 * done // len(paths))
-            print(
-                f"[{bar:<20}] {done}/{len(paths)} {task}: {'pass' if not why else 'FAIL'}",
-                flush=True,
-            )
+            bar.step(not why, f"{task} {'passes' if not why else 'FAILS'}")
     width = max(40, *(len(task) for task, _, _ in rows))
     print(f"\n{'task':<{width}} {'result':<6} {'seconds':>8}")
     for task, why, seconds in sorted(rows):

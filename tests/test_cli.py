@@ -55,7 +55,15 @@ def test_commands_print_only_what_a_user_can_act_on(tmp_path: Path) -> None:
         check=True,
     )
     assert "pybullet build time" not in shown.stdout + shown.stderr
-    assert shown.stdout.splitlines()[0].split() == ["object", "kind", "colour", "x", "y", "z", "yaw"]
+    assert shown.stdout.splitlines()[0].split() == [
+        "object",
+        "kind",
+        "colour",
+        "x",
+        "y",
+        "z",
+        "yaw",
+    ]
     (tmp_path / "skills").mkdir()
     searched = subprocess.run(
         [sys.executable, "-m", "lyra.cli", "memory", "--workspace", str(tmp_path), "search", "x"],

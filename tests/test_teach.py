@@ -322,8 +322,14 @@ def test_a_step_cut_short_by_a_kill_is_undone_at_the_next_start(
     # The killed step may have written memory rows: the index is rebuilt from the files.
     assert said[1].startswith("Memory: indexed 0 skills and 0 examples in ")
     assert said[1].endswith("(there was no index yet; embedder: minilm-l6-v2/384)")
+    # Not a git repository: the loop says so once per start, rather than skip commits silently.
+    warning = (
+        f"Warning: {workspace.root} is not a git repository, so accepted steps are not "
+        "committed; run `git init` there (or start a workspace with `lyra init`)"
+    )
+    assert said[2:] == [warning]
     assert loop_memory_skills(learner(workspace, llm, said)) == []
-    assert len(said) == 2  # and, current now, not rebuilt at the start after that
+    assert said[3:] == [warning]  # current now: not rebuilt at the start after that
 
 
 def loop_memory_skills(loop: Learner) -> list[str]:
