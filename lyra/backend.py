@@ -11,6 +11,7 @@ backends have a primitive, to filter retrieval.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -318,14 +319,57 @@ def backends_with(primitive: str) -> list[str]:
     return [name for name, spec in registered().items() if primitive in spec.capabilities]
 
 
-def format_validation_error(error: ValidationError) -> str:
-    """Return pydantic's errors as ``field.path: message`` lines, joined by "; "."""
+def format_validation_error(error: ValidationError, model: type[BaseModel] | None = None) -> str:
+    """Return pydantic's errors as ``field.path: message`` lines, joined by "; ".
+
+    With the ``model`` that was validated, a misspelt key gets the field it was likely meant as.
+    """
     lines = []
     for item in error.errors():
         where = ".".join(str(part) for part in item["loc"]) or "(top level)"
         got = f" (got {item['input']!r})" if item["type"] == "literal_error" else ""
+        if item["type"] == "extra_forbidden" and model is not None:
+            got = did_you_mean(model, item["loc"])
         lines.append(f"{where}: {item['msg']}{got}")
     return "; ".join(lines)
+
+
+def did_you_mean(model: type[BaseModel], loc: Sequence[int | str]) -> str:
+    """`` (did you mean 'color'?)`` for a key the model does not have at ``loc``; "" if none."""
+    schema = model.model_json_schema()
+    nodes = [schema]
+    for part in loc[:-1]:
+        nodes = [
+            child
+            for node in nodes
+            for alternative in _alternatives(node, schema)
+            for child in [
+                alternative.get("items")
+                if isinstance(part, int)
+                else alternative.get("properties", {}).get(part)
+            ]
+            if isinstance(child, dict)
+        ]
+    known = {
+        name
+        for node in nodes
+        for alternative in _alternatives(node, schema)
+        for name in alternative.get("properties", {})
+    }
+    close = difflib.get_close_matches(str(loc[-1]), sorted(known), n=1, cutoff=0.6) if loc else []
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _alternatives(node: dict[str, Any], schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """A JSON-schema node with its $ref followed and its unions spread out."""
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        node = schema.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {})
+    found = [node]
+    for key in ("anyOf", "oneOf", "allOf"):
+        for option in node.get(key, []):
+            found += _alternatives(option, schema)
+    return found
 
 
 def load_scene_file(path: str | Path, backend: str | None = None) -> tuple[str, BaseModel]:
@@ -348,7 +392,8 @@ def load_scene_file(path: str | Path, backend: str | None = None) -> tuple[str, 
         raise LyraError(f"{path}: a scene file is a mapping (with `objects`, for the tabletop)")
     named = data.pop("backend", None)
     name = backend or (str(named) if named else "ravens")
+    spec = backend_spec(name)
     try:
-        return name, backend_spec(name).load_scene(data)
+        return name, spec.load_scene(data)
     except ValidationError as error:
-        raise LyraError(f"{path}: {format_validation_error(error)}") from None
+        raise LyraError(f"{path}: {format_validation_error(error, spec.scene_type())}") from None

@@ -11,6 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from lyra.errors import LyraError
 
@@ -36,6 +37,15 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(subparsers)
+    # One workspace option, the same on every command (a few declare theirs themselves).
+    for command in subparsers.choices.values():
+        if not any("--workspace" in action.option_strings for action in command._actions):
+            command.add_argument(
+                "--workspace",
+                type=Path,
+                help="the workspace folder (default: $LYRA_WORKSPACE, else the nearest folder "
+                "up from here with a skills/ folder)",
+            )
     return parser
 
 
@@ -47,11 +57,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help()
         return 2
+    if getattr(args, "workspace", None) is not None:
+        # Every command finds its workspace through lyra.workspace.find_workspace, which reads
+        # this variable, so the option reaches the handlers and the worker processes alike.
+        os.environ["LYRA_WORKSPACE"] = str(args.workspace.resolve())
     try:
         return int(handler(args) or 0)
     except LyraError as error:
         print(f"lyra: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        # A learnt step is one transaction: what was accepted stays, the step under way is undone.
+        print(
+            "\nlyra: interrupted; what was accepted is kept, and the same command resumes from "
+            "there",
+            file=sys.stderr,
+        )
+        return 130
     except BrokenPipeError:
         # The reader went away (`lyra ... | head`): stop quietly, as other command-line tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

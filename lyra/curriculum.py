@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
-from lyra.backend import BackendSpec, backend_spec, registered
+from lyra.backend import BackendSpec, backend_spec, did_you_mean, registered
 from lyra.errors import LyraError
 from lyra.files import write_atomic
 from lyra.names import SKILL_NAME
@@ -174,7 +174,7 @@ def _task_problems(task: Task) -> list[tuple[Loc, str]]:
             task.scene = spec.load_scene(task.scene)
         except ValidationError as error:
             problems += [
-                (("scene", *item["loc"]), item["msg"].removeprefix("Value error, "))
+                (("scene", *item["loc"]), _message(item, spec.scene_type()))
                 for item in error.errors()
             ]
     try:
@@ -295,7 +295,7 @@ def load_curriculum(path: Path, skills: Collection[str] | None = None) -> Curric
             loc: Loc = item.get("ctx", {}).get("loc", item["loc"])
             if loc[-1:] == ("backend",) and len(loc) > 1 and loc not in lines:
                 continue  # inherited from the curriculum, whose own line reports it
-            problems.append(_located(path, loc, lines, item["msg"]))
+            problems.append(_located(path, loc, lines, _message(item, Curriculum)))
         raise CurriculumError(problems) from None
     problems = [
         _located(path, ("tasks", index, *loc), lines, message)
@@ -363,6 +363,14 @@ def _extension_problems(curriculum: Curriculum, skills: Collection[str]) -> list
             )
         known.add(task.skill.name)
     return problems
+
+
+def _message(item: ErrorDetails, model: type[BaseModel]) -> str:
+    """Pydantic's message for one error; a misspelt key also gets the field it was meant as."""
+    message = item["msg"].removeprefix("Value error, ")
+    if item["type"] == "extra_forbidden":
+        message += did_you_mean(model, item["loc"])
+    return message
 
 
 def _located(path: Path, loc: Loc, lines: dict[Loc, int], message: str) -> str:

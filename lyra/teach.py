@@ -944,10 +944,8 @@ def one_off_task(
     """
     from lyra.curriculum import SkillTarget
 
-    # A digest of the whole instruction keeps two long instructions with one beginning apart.
-    digest = hashlib.sha1(instruction.encode()).hexdigest()[:8]
     return Task(
-        id=task_id or f"{slugify(instruction, 40)}-{digest}",
+        id=task_id or short_id(instruction),
         backend=backend,
         instruction=instruction,
         scene=scene,
@@ -958,6 +956,17 @@ def one_off_task(
         review=list(review),
         hints=list(hints),
     )
+
+
+def short_id(instruction: str) -> str:
+    """A task id that reads in a table: the instruction's first words and a digest of all of it.
+
+    ``build a temple centred at (0.58, 0), four pillars...`` becomes ``build_a_temple-34aa60``;
+    the digest keeps two instructions that begin alike apart.
+    """
+    words = re.findall(r"[a-z0-9]+", instruction.lower())
+    head = "_".join(words[:3])[:24].rstrip("_") or "task"
+    return f"{head}-{hashlib.sha1(instruction.encode()).hexdigest()[:6]}"
 
 
 def _plan_summary(code: str) -> str:

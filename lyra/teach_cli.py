@@ -38,6 +38,7 @@ def register(subparsers: Any) -> None:
         help='the success predicate as YAML, e.g. "[{on_top: {upper: a, lower: b}}]"',
     )
     _backend_option(teach)
+    _id_option(teach)
     _common(teach, add_llm_option, default_teacher="human")
     teach.set_defaults(func=_teach)
 
@@ -51,6 +52,7 @@ def register(subparsers: Any) -> None:
         "--workers", type=_positive, default=2, help="curriculum: worker processes (default 2)"
     )
     _backend_option(run)
+    _id_option(run)
     run.add_argument("--scene", help="instruction: the scene YAML file")
     run.add_argument("--seed", type=int, default=0, help="instruction: layout seed (default 0)")
     run.add_argument(
@@ -104,6 +106,15 @@ def _backend_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--backend",
         help="where the task runs: a registered backend (default: the scene file's, else ravens)",
+    )
+
+
+def _id_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--id",
+        dest="task_id",
+        help="the task's id in tables, logs and its example's name (lower case, digits, _ and "
+        "-; default: the instruction's first words and a short digest)",
     )
 
 
@@ -188,6 +199,7 @@ def _learn(args: argparse.Namespace) -> int:
 def _one_off(args: argparse.Namespace, instruction: str, **fields: Any) -> Any:
     """A task outside any curriculum from the command line's scene and predicate, checked."""
     import yaml
+    from pydantic import ValidationError
 
     from lyra.backend import load_scene_file
     from lyra.curriculum import resolve_task
@@ -201,14 +213,26 @@ def _one_off(args: argparse.Namespace, instruction: str, **fields: Any) -> Any:
         success = yaml.safe_load(args.success) if args.success else []
     except yaml.YAMLError as error:
         raise LyraError(f"--success is not valid YAML: {error}") from None
-    return resolve_task(one_off_task(instruction, backend, scene, success=success, **fields))
+    try:
+        task = one_off_task(instruction, backend, scene, success=success, **fields)
+    except ValidationError as error:
+        # The options a person typed, by the names they typed them with.
+        options = {"id": "--id", "skill": "--skill", "name": "--skill", "seeds": "--seed"}
+        problems = [
+            f"{options.get(str(item['loc'][0]), item['loc'][0])}: {item['msg']}"
+            for item in error.errors()
+        ]
+        raise LyraError("; ".join(problems)) from None
+    return resolve_task(task)
 
 
 def _teach(args: argparse.Namespace) -> int:
     from lyra.curriculum import Progress
     from lyra.teach import TAUGHT
 
-    task = _one_off(args, args.instruction, seeds=args.seed or [0], skill=args.skill)
+    task = _one_off(
+        args, args.instruction, seeds=args.seed or [0], skill=args.skill, task_id=args.task_id
+    )
     learner, provider = _learner(args, task.backend)
     try:
         outcome = learner.teach(task, TAUGHT, Progress.load(learner.ws, TAUGHT))
@@ -312,6 +336,7 @@ def _run_instruction(args: argparse.Namespace) -> int:
         feedback=args.feedback,
         review=args.review,
         hints=args.hint,
+        task_id=args.task_id,
     )
     learner, _ = _learner(args, task.backend, teach_missing=args.teach)
     try:

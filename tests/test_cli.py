@@ -91,3 +91,72 @@ def test_scene_show_takes_a_curriculum_task_and_lists_objects_in_natural_order(c
     names = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]]
     assert names[:16] == ["beam", *(f"block_{i}" for i in range(14)), "roof_base"]
     assert names[16:] == [f"tile_{i}" for i in range(6)]
+
+
+def test_one_off_tasks_get_short_ids_or_the_one_given(capsys) -> None:
+    from lyra.teach import short_id
+
+    temple = "Build a temple centred at (0.58, 0): four pillars of two blocks, a roof on top."
+    assert (
+        short_id(temple)
+        == "build_a_temple-" + __import__("hashlib").sha1(temple.encode()).hexdigest()[:6]
+    )
+    assert short_id("!!!") == "task-" + __import__("hashlib").sha1(b"!!!").hexdigest()[:6]
+    scene = "tests/data/plan/scene.yaml"
+    assert (
+        main(
+            [
+                "teach",
+                temple,
+                "--skill",
+                "temple",
+                "--scene",
+                scene,
+                "--success",
+                "[]",
+                "--id",
+                "Temple 1",
+            ]
+        )
+        == 1
+    )
+    assert (
+        capsys.readouterr().err
+        == "lyra: --id: String should match pattern '^[a-z0-9][a-z0-9_\\-]*$'\n"
+    )
+
+
+def test_ctrl_c_while_waiting_for_a_manual_answer_says_how_to_resume(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    (tmp_path / "skills").mkdir()
+    answers = tmp_path / "answers"
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lyra.cli",
+            "learn",
+            str(Path(__file__).resolve().parents[1] / "curricula/ravens/basics.yaml"),
+            "--workspace",
+            str(tmp_path),
+            "--llm",
+            f"manual:{answers}",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "LYRA_EMBEDDER": "none"},
+    )
+    deadline = time.monotonic() + 120
+    while not list(answers.glob("*prompt*")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert list(answers.glob("*prompt*")), "no prompt was written"
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 130
+    assert "Traceback" not in err
+    assert err.endswith(
+        "lyra: interrupted; what was accepted is kept, and the same command resumes from there\n"
+    )

@@ -200,7 +200,7 @@ def load_scene(source: SceneSpec | dict[str, Any] | str | Path) -> SceneSpec:
     try:
         return SceneSpec.model_validate(data)
     except ValidationError as error:
-        raise SceneError(f"{where}: {format_validation_error(error)}") from None
+        raise SceneError(f"{where}: {format_validation_error(error, SceneSpec)}") from None
 
 
 def _default_mass(kind: str, size: tuple[float, float, float]) -> float:

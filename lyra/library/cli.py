@@ -93,11 +93,17 @@ def _tree(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
-    from lyra.library.history import versions
+    from lyra.library.history import import_from_git
+    from lyra.lock import locked
 
-    recorded = versions(find_workspace(), args.name)
+    workspace = find_workspace()
+    with locked(workspace):
+        recorded = import_from_git(workspace, args.name)
     if not recorded:
-        print(f"no recorded versions of '{args.name}': only edits made through lyra are recorded")
+        print(
+            f"no recorded versions of '{args.name}': only edits made through lyra are recorded "
+            "(here, or as lyra's commits in git)"
+        )
     for v in recorded:
         why = "".join(
             [
@@ -110,12 +116,13 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def _revert(args: argparse.Namespace) -> int:
-    from lyra.library.history import revert, versions
+    from lyra.library.history import import_from_git, revert, versions
     from lyra.lock import locked
 
     workspace = find_workspace()
     # One writer at a time: a learning loop may be running on this workspace.
     with locked(workspace):
+        import_from_git(workspace, args.name)
         patch = revert(workspace, args.name, args.to)
     latest = versions(workspace, args.name)[-1].version
     print(f"{patch.summary} (recorded as version {latest})")

@@ -80,14 +80,20 @@ def source_of(workspace: Workspace, skill: str, version: int) -> str:
 
 
 def _append(
-    workspace: Workspace, skill: str, text: str, change: str, task: str | None, feedback: str | None
+    workspace: Workspace,
+    skill: str,
+    text: str,
+    change: str,
+    task: str | None,
+    feedback: str | None,
+    time: str | None = None,
 ) -> Version:
     folder = history_dir(workspace, skill)
     number = len(versions(workspace, skill)) + 1
     entry = Version(
         skill=skill,
         version=number,
-        time=datetime.now(UTC).isoformat(timespec="seconds"),
+        time=time or datetime.now(UTC).isoformat(timespec="seconds"),
         change=change,
         task=task,
         feedback=feedback,
@@ -124,6 +130,39 @@ def record(
             )
         recorded.append(_append(workspace, skill, change.after, patch.summary, task, feedback))
     return recorded
+
+
+def import_from_git(workspace: Workspace, skill: str) -> list[Version]:
+    """Record a skill's versions from the git log of its module, when none are recorded here.
+
+    ``.lyra/`` is not committed, so a fresh clone has no history of its own; every accepted step
+    was a ``lyra: TASK: CHANGE`` commit, and those commits are the history. Nothing is done when
+    versions are already recorded, or when the workspace is not a git repository.
+
+    Returns:
+        The versions now recorded, oldest first.
+    """
+    known = versions(workspace, skill)
+    if known or git_head(workspace.root) is None:
+        return known
+    module = f"skills/{skill}.py"
+    log = _git(workspace.root, "log", "--reverse", "--format=%H%x00%cI%x00%s", "--", module)
+    for line in log.stdout.splitlines():
+        commit, when, subject = line.split("\0", 2)
+        shown = _git(workspace.root, "show", f"{commit}:{module}")
+        if shown.returncode != 0:
+            continue  # the commit deleted the module
+        lyra, task, change = subject.split(": ", 2) if subject.count(": ") >= 2 else ("", "", "")
+        _append(
+            workspace,
+            skill,
+            shown.stdout,
+            change if lyra == "lyra" else subject,
+            task if lyra == "lyra" else None,
+            None,
+            time=datetime.fromisoformat(when).astimezone(UTC).isoformat(timespec="seconds"),
+        )
+    return versions(workspace, skill)
 
 
 def record_paths(workspace: Workspace, patch: Patch) -> list[Path]:

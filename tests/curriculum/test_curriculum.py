@@ -95,7 +95,10 @@ def test_task_predicate_judges_a_world_state(tmp_path: Path) -> None:
 
 def test_unknown_field(tmp_path: Path) -> None:
     path = write(tmp_path, VALID.replace("    hold_seconds: 1.5", "    hold_secs: 1.5"))
-    assert error_of(path) == f"{path}:21: tasks.1.hold_secs: Extra inputs are not permitted"
+    assert error_of(path) == (
+        f"{path}:21: tasks.1.hold_secs: Extra inputs are not permitted (did you mean "
+        "'hold_seconds'?)"
+    )
 
 
 def test_wrong_type_names_the_line_of_the_field(tmp_path: Path) -> None:
@@ -359,7 +362,7 @@ MALFORMED = {
     "unknown_key_in_a_scene_object": (
         "{type: block, color: red}",
         "{type: block, colour: red}",
-        "{path}:9: tasks.0.scene.objects.0.colour: Extra inputs are not permitted",
+        "{path}:9: tasks.0.scene.objects.0.colour: Extra inputs are not permitted (did you mean 'color'?)",
     ),
     "unknown_colour": (
         "{type: block, color: red}",
@@ -404,7 +407,7 @@ MALFORMED = {
     "no_tasks": (
         "tasks:\n",
         "tasks: []\nold_tasks:\n",
-        "{path}:4: tasks: List should have at least 1 item after validation, not 0\n{path}:5: old_tasks: Extra inputs are not permitted",
+        "{path}:4: tasks: List should have at least 1 item after validation, not 0\n{path}:5: old_tasks: Extra inputs are not permitted (did you mean 'tasks'?)",
     ),
     "a_skill_task_without_success": (
         "    success:\n      - on_top: {upper: red_block, lower: blue_block}\n",

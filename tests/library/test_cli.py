@@ -70,7 +70,7 @@ def test_tree_with_svg_and_html(capsys: pytest.CaptureFixture[str], workspace: W
 
 def test_history_and_revert(capsys: pytest.CaptureFixture[str], workspace: Workspace) -> None:
     assert run(capsys, "history", "stack")[1] == (
-        "no recorded versions of 'stack': only edits made through lyra are recorded\n"
+        "no recorded versions of 'stack': only edits made through lyra are recorded (here, or as lyra's commits in git)\n"
     )
     patch = stage_answer(workspace, "stack", "def stack(blocks: list[str]) -> None:\n    pass\n")
     patch.apply()

@@ -78,3 +78,32 @@ def test_commit_step_outside_git_does_nothing(workspace: Workspace) -> None:
     ):
         pytest.skip("tmp folder lies inside a git repository")
     assert commit_step(workspace, patch, "t") is None
+
+
+def test_a_fresh_clone_gets_the_history_from_lyras_commits(workspace: Workspace) -> None:
+    from lyra.library.history import import_from_git
+
+    root = workspace.root
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a hand-written start")
+    original = (workspace.skills_dir / "stack.py").read_text()
+    patch = stage_answer(workspace, "stack", BODY)
+    patch.apply()
+    commit_step(workspace, patch, "ravens/stack-3")
+    edited = (workspace.skills_dir / "stack.py").read_text()
+    # What a clone has: the files and git, no .lyra/.
+    assert versions(workspace, "stack") == []
+    found = import_from_git(workspace, "stack")
+    assert [(v.version, v.change, v.task) for v in found] == [
+        (1, "a hand-written start", None),
+        (2, "stack: changed stack", "ravens/stack-3"),
+    ]
+    assert source_of(workspace, "stack", 1) == original
+    assert source_of(workspace, "stack", 2) == edited
+    assert import_from_git(workspace, "stack") == found  # once only
+    revert(workspace, "stack")
+    assert (workspace.skills_dir / "stack.py").read_text() == original
+    assert import_from_git(workspace, "not_a_skill") == []
