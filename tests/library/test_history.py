@@ -50,13 +50,17 @@ def git(root: object, *args: str) -> str:
     ).stdout
 
 
-def test_commit_step_commits_only_the_changed_files(workspace: Workspace) -> None:
-    root = workspace.root
+def start_repository(root: object, message: str) -> None:
     git(root, "init", "-q")
     git(root, "config", "user.email", "t@example.com")
     git(root, "config", "user.name", "t")
     git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "start")
+    git(root, "commit", "-q", "-m", message)
+
+
+def test_commit_step_commits_only_the_changed_files(workspace: Workspace) -> None:
+    root = workspace.root
+    start_repository(root, "start")
     (root / "notes.txt").write_text("not part of the step\n")
     patch = stage_answer(workspace, "stack", BODY)
     patch.apply()
@@ -84,11 +88,7 @@ def test_a_fresh_clone_gets_the_history_from_lyras_commits(workspace: Workspace)
     from lyra.library.history import import_from_git
 
     root = workspace.root
-    git(root, "init", "-q")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "a hand-written start")
+    start_repository(root, "a hand-written start")
     original = (workspace.skills_dir / "stack.py").read_text()
     patch = stage_answer(workspace, "stack", BODY)
     patch.apply()
