@@ -444,7 +444,9 @@ class Learner:
             if restored:
                 names = ", ".join(p.name for p in restored)
                 say(f"Undid an interrupted commit: restored {names}")
-            indexed = self.memory.refresh(workspace)
+            # Rebuilt even when current: retrieval breaks ties by row order, and a rebuilt
+            # index has its rows in file order, so a recorded session replays the same.
+            indexed = self.memory.refresh(workspace, always=True)
             if indexed:
                 say(f"Memory: {indexed}")
             if git_head(workspace.root) is None:

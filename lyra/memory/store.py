@@ -153,21 +153,28 @@ class Memory:
         self.note_sources(workspace)
         return len(skills), len(examples)
 
-    def refresh(self, workspace: Workspace) -> str | None:
+    def refresh(self, workspace: Workspace, *, always: bool = False) -> str | None:
         """Rebuild the index if it is missing or was built from other files; say so in a line.
 
         The skill modules and example files are the source of truth, so a fresh clone, a
         ``git pull`` or a hand edit is noticed here rather than planning with a stale memory.
 
+        Args:
+            workspace: whose files the index is of.
+            always: rebuild even a current index (the line still says only why it was stale).
+
         Returns:
-            The line to show a person when the index was (re)built; None when it was current.
+            The line to show a person when the index was stale; None when it was current.
         """
         sources = self.root / SOURCES_FILE
         stored = sources.read_text(encoding="utf-8").strip() if sources.is_file() else None
-        if stored == source_digest(workspace, self.embedder):
+        current = stored == source_digest(workspace, self.embedder)
+        if current and not always:
             return None
         library = parse_library(workspace.skills_dir)
         skills, examples = self.rebuild(workspace, list(library))
+        if current:
+            return None
         why = (
             "there was no index yet"
             if stored is None
