@@ -160,3 +160,44 @@ def test_ctrl_c_while_waiting_for_a_manual_answer_says_how_to_resume(tmp_path: P
     assert err.endswith(
         "lyra: interrupted; what was accepted is kept, and the same command resumes from there\n"
     )
+
+
+def test_every_command_takes_the_workspace_option(tmp_path: Path, monkeypatch, capsys) -> None:
+    from lyra.cli import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    lacking = [
+        name
+        for name, parser in commands.items()
+        if not any("--workspace" in action.option_strings for action in parser._actions)
+    ]
+    assert lacking == []
+    (tmp_path / "skills").mkdir()
+    (tmp_path / "skills" / "wave.py").write_text(
+        'from lyra.api import move_ee\n\n\ndef wave() -> None:\n    """Wave once."""\n'
+        "    move_ee((0.4, 0.0, 0.3))\n"
+    )
+    monkeypatch.chdir(tmp_path.parent)
+    # Recorded, so that what the option sets is taken back after the test.
+    monkeypatch.setenv("LYRA_WORKSPACE", "")
+    assert main(["skills", "--workspace", str(tmp_path), "list"]) == 0
+    assert capsys.readouterr().out.split() == ["wave", "Wave", "once."]
+
+
+def test_progress_says_parts_done_successes_and_time_left() -> None:
+    import io
+    import re
+
+    from lyra.progress import Bar
+
+    stream = io.StringIO()
+    bar = Bar(4, "house", stream)
+    for ok in (True, False, True, True):
+        bar.step(ok)
+    lines = stream.getvalue().splitlines()
+    assert [re.sub(r"about \d+ s left", "about N s left", line) for line in lines] == [
+        "[#####               ] 1/4 house: 1 ok, about N s left",
+        "[##########          ] 2/4 house: 1 ok, about N s left",
+        "[###############     ] 3/4 house: 2 ok, about N s left",
+        "[####################] 4/4 house: 3 ok",
+    ]
