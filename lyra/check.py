@@ -13,9 +13,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from lyra.backend import Backend
+from lyra.backend import Backend, Snapshot
 from lyra.episode import EpisodeResult, run_episode
-from lyra.examples import Example, load_example
+from lyra.examples import Example, load_example, save_example
 from lyra.workers import worker_backend
 from lyra.workspace import Workspace
 
@@ -23,8 +23,17 @@ from lyra.workspace import Workspace
 SPREAD_RUNS = 3
 
 
-def check_example(backend: Backend, example: Example, skills_root: Path) -> str:
-    """Re-run an accepted example; return why it no longer passes ("" when it does)."""
+def check_example(
+    backend: Backend, example: Example, skills_root: Path, ended: list[Snapshot] | None = None
+) -> str:
+    """Re-run an accepted example; return why it no longer passes ("" when it does).
+
+    Args:
+        backend: where it runs.
+        example: the accepted example.
+        skills_root: the skills folder its plan imports from.
+        ended: when given, the plain run's final snapshot is appended to it.
+    """
     scene, seed = example.scene, example.seed
     if scene is None or seed is None:
         return "the example has no scene or seed to replay"
@@ -44,6 +53,8 @@ def check_example(backend: Backend, example: Example, skills_root: Path) -> str:
     first = run()
     if not first.ok:
         return first.describe()
+    if ended is not None:
+        ended.append(first.snapshot)
     if not backend.compare(example.snapshot, first.snapshot):
         return ""
     # A nudged run that fails shows fragility, not spread: it widens no tolerance.
@@ -52,9 +63,39 @@ def check_example(backend: Backend, example: Example, skills_root: Path) -> str:
     return backend.compare(example.snapshot, first.snapshot, ensemble)
 
 
-def check_file(root: str, path: str) -> tuple[str, str, float]:
-    """Check one example file in a worker process: (its task, why it fails or "", seconds)."""
+def check_file(root: str, path: str, update: bool = False) -> tuple[str, str, float, str]:
+    """Check one example file in a worker process.
+
+    With ``update``, an example that passes gets the snapshot of how it ends today written back,
+    so that later checks compare against this machine and this version of the simulator.
+
+    Returns:
+        Its task, why it fails ("" when it passes), seconds, and what the update changed ("" if
+        nothing).
+    """
     start = time.perf_counter()
     example = load_example(Path(path))
-    why = check_example(worker_backend(example.backend), example, Workspace(Path(root)).skills_dir)
-    return example.task or example.id, why, time.perf_counter() - start
+    ended: list[Snapshot] = []
+    why = check_example(
+        worker_backend(example.backend), example, Workspace(Path(root)).skills_dir, ended
+    )
+    changed = ""
+    if update and not why and ended and ended[0] != example.snapshot:
+        changed = snapshot_change(example.snapshot, ended[0])
+        save_example(example.model_copy(update={"snapshot": ended[0]}), Path(path).parent)
+    return example.task or example.id, why, time.perf_counter() - start, changed
+
+
+def snapshot_change(before: Snapshot, after: Snapshot) -> str:
+    """Which object's recorded values moved most, and by how much (in the snapshot's units)."""
+    moved = {
+        name: max(
+            (abs(a - b) for a, b in zip(before[name], after[name], strict=False)), default=0.0
+        )
+        for name in before.keys() & after.keys()
+    }
+    gone = sorted(before.keys() ^ after.keys())
+    if gone:
+        return f"objects {', '.join(gone)} appeared or went"
+    name = max(moved, key=lambda key: (moved[key], key))
+    return f"'{name}' moved most, by {moved[name]:.6f} in one value; {len(moved)} objects"

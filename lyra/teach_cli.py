@@ -8,6 +8,7 @@ terminal). Heavy modules (pybullet, lancedb, libcst) are imported inside the han
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 from concurrent.futures import as_completed
 from pathlib import Path
@@ -92,6 +93,12 @@ def register(subparsers: Any) -> None:
         help="only this curriculum's tasks, or those of every one in a folder",
     )
     check.add_argument("--workers", type=_positive, default=2, help="worker processes (default 2)")
+    check.add_argument(
+        "--update-snapshots",
+        action="store_true",
+        help="write back how each passing task ends today (after a simulator upgrade, or on "
+        "another machine) and say which moved and by how much; a failing task is left as it is",
+    )
     check.set_defaults(func=_check)
 
 
@@ -244,6 +251,7 @@ def _teach(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from lyra.check import check_file
     from lyra.examples import iter_examples
+    from lyra.lock import locked
     from lyra.progress import Bar
     from lyra.workers import worker_pool
     from lyra.workspace import find_workspace
@@ -270,12 +278,21 @@ def _check(args: argparse.Namespace) -> int:
         return 0
     start = time.perf_counter()
     rows = []
+    updated: list[tuple[str, str]] = []
     bar = Bar(len(paths), "checked")
-    with worker_pool(args.workers) as pool:
-        futures = [pool.submit(check_file, str(workspace.root), p) for p in paths]
+    with contextlib.ExitStack() as stack:
+        if args.update_snapshots:
+            # It writes example files: one writer per workspace.
+            stack.enter_context(locked(workspace))
+        pool = stack.enter_context(worker_pool(args.workers))
+        futures = [
+            pool.submit(check_file, str(workspace.root), p, args.update_snapshots) for p in paths
+        ]
         for future in as_completed(futures):
-            task, why, seconds = future.result()
+            task, why, seconds, changed = future.result()
             rows.append((task, why, seconds))
+            if changed:
+                updated.append((task, changed))
             bar.step(not why, f"{task} {'passes' if not why else 'FAILS'}")
     width = max(40, *(len(task) for task, _, _ in rows))
     print(f"\n{'task':<{width}} {'result':<6} {'seconds':>8}")
@@ -285,6 +302,14 @@ def _check(args: argparse.Namespace) -> int:
             print(f"  {why}")
     failed = sum(1 for _, why, _ in rows if why)
     print(f"{len(rows) - failed} passed, {failed} failed in {time.perf_counter() - start:.1f} s")
+    if args.update_snapshots:
+        for task, changed in sorted(updated):
+            print(f"snapshot updated: {task}: {changed}")
+        print(
+            f"{len(updated)} snapshots updated (review with `git diff examples/`, then commit)"
+            if updated
+            else "every snapshot was already how the tasks end today"
+        )
     return 1 if failed else 0
 
 

@@ -109,3 +109,45 @@ def _yaw_gap(a: list[float], b: list[float]) -> float:
         % 90.0
     )
     return min(gap, 90.0 - gap)
+
+
+def test_update_snapshots_rewrites_only_passing_tasks_and_says_what_moved(
+    ravens: Backend,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import shutil
+
+    from lyra.cli import main
+
+    shutil.copytree(REPO / "skills", tmp_path / "skills")
+    (tmp_path / "examples").mkdir()
+    shipped = (REPO / "examples" / "ravens_basics_red_on_blue.yaml").read_text()
+    assert "  - 0.334819\n" in shipped
+    moved = tmp_path / "examples" / "ravens_basics_red_on_blue.yaml"
+    # Recorded 2 mm off (another machine, another simulator version): within the tolerance.
+    moved.write_text(shipped.replace("  - 0.334819\n", "  - 0.336819\n"))
+    broken = tmp_path / "examples" / "ravens_basics_red_next_to_blue.yaml"
+    text = (REPO / "examples" / "ravens_basics_red_next_to_blue.yaml").read_text()
+    broken.write_text(text.replace("0.005, angle_deg", "0.05, angle_deg"))
+    monkeypatch.setenv("LYRA_WORKSPACE", "")
+    argv = ["check", "--workspace", str(tmp_path), "--workers", "1", "--update-snapshots"]
+    assert main(argv) == 1  # one task fails, and is left as it was
+    out = capsys.readouterr().out
+    assert "ravens-basics/red-next-to-blue" in out and "1 passed, 1 failed" in out
+    # How the task ends today: the shipped snapshot was taken with an earlier put_on.
+    today = end_of(ravens, example("ravens_basics_red_on_blue"))
+    assert (
+        "snapshot updated: ravens-basics/red-on-blue: 'red_block' moved most, by "
+        f"{abs(0.336819 - today['red_block'][0]):.6f} in one value; 2 objects\n"
+        "1 snapshots updated (review with `git diff examples/`, then commit)\n"
+    ) in out
+    rewritten = load_example(moved)
+    assert rewritten.snapshot == today
+    assert rewritten.model_copy(update={"snapshot": {}}) == load_example(
+        REPO / "examples" / "ravens_basics_red_on_blue.yaml"
+    ).model_copy(update={"snapshot": {}})
+    assert broken.read_text() == text.replace("0.005, angle_deg", "0.05, angle_deg")
+    assert main(argv) == 1  # again: now current
+    assert "every snapshot was already how the tasks end today" in capsys.readouterr().out
