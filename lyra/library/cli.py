@@ -18,6 +18,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     commands.add_parser("list", help="every skill and what it does").set_defaults(func=_list)
     show = commands.add_parser("show", help="one skill: header, callers, callees, examples")
     show.add_argument("name")
+    show.add_argument("--source", action="store_true", help="print the whole module after it")
     show.set_defaults(func=_show)
     tree = commands.add_parser("tree", help="the skill tree, as text, SVG or HTML")
     tree.add_argument("name", nargs="?", help="start from this skill (default: every root)")
@@ -76,6 +77,10 @@ def _show(args: argparse.Namespace) -> int:
         ("examples", tuple(examples)),
     ):
         print(f"{label}: {', '.join(names) or '(none)'}")
+    if args.source:
+        print(f"\n{record.path.read_text(encoding='utf-8')}", end="")
+    else:
+        print(f"(the module: lyra skills show {record.name} --source)")
     return 0
 
 

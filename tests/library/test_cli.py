@@ -32,7 +32,7 @@ def test_list(capsys: pytest.CaptureFixture[str], workspace: Workspace) -> None:
     )
 
 
-def test_show(capsys: pytest.CaptureFixture[str]) -> None:
+def test_show(capsys: pytest.CaptureFixture[str], workspace: Workspace) -> None:
     status, out, _ = run(capsys, "show", "pick_onto")
     assert status == 0
     assert out == (
@@ -45,8 +45,14 @@ def test_show(capsys: pytest.CaptureFixture[str]) -> None:
         "uses primitives: pick, place, relative_point\n"
         "used by: stack\n"
         "examples: (none)\n"
+        "(the module: lyra skills show pick_onto --source)\n"
     )
-    assert run(capsys, "show", "stack")[1].endswith("used by: (none)\nexamples: tower\n")
+    assert run(capsys, "show", "stack")[1].endswith(
+        "used by: (none)\nexamples: tower\n(the module: lyra skills show stack --source)\n"
+    )
+    status, out, _ = run(capsys, "show", "stack", "--source")
+    module = (workspace.skills_dir / "stack.py").read_text()
+    assert status == 0 and out.endswith("examples: tower\n\n" + module)
 
 
 def test_show_unknown(capsys: pytest.CaptureFixture[str]) -> None:
