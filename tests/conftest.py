@@ -7,7 +7,16 @@ from collections.abc import Iterator
 
 import pytest
 
+from lyra.backend import Backend, make
 from tests.chat_server import ChatServer
+
+
+@pytest.fixture(scope="module")
+def ravens() -> Iterator[Backend]:
+    """One tabletop per test module: episodes reset it, so tests that share it do not mix."""
+    backend = make("ravens")
+    yield backend
+    backend.close()
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ way, so a difference within that spread is not a regression, and one beyond it i
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,13 +20,6 @@ from lyra.examples import Example, load_example
 from lyra.geometry import Point, Pose, quat_from_yaw
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def ravens() -> Iterator[Backend]:
-    backend = make("ravens")
-    yield backend
-    backend.close()
 
 
 def example(name: str) -> Example:

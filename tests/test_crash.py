@@ -28,25 +28,20 @@ from lyra.memory.embedders import EmbedderConfig
 from lyra.memory.store import open_memory
 from lyra.teach import Learner, ScriptedTeacher
 from lyra.workspace import Workspace
-from tests.test_teach import BESIDE, CURRICULUM, GOOD, GOOD_MODULE, HEADER, ScriptedLLM, answer
+from tests.test_teach import (
+    BESIDE,
+    BESIDE_MODULE,
+    BESIDE_TASK,
+    CURRICULUM,
+    GOOD,
+    GOOD_MODULE,
+    HEADER,
+    ScriptedLLM,
+    answer,
+)
 
 pytestmark = pytest.mark.slow
 
-BESIDE_MODULE = (
-    GOOD_MODULE.replace(
-        "def put_on(obj: str, target: str) -> None:",
-        "def put_on(obj: str, target: str, *, beside: bool = False) -> None:",
-    )
-    .replace(
-        "    put_first_on_second(obj, target)",
-        "    if beside:\n        put_first_on_second(obj, relative_point(target, 0.04, 90.0))\n"
-        "    else:\n        put_first_on_second(obj, target)",
-    )
-    .replace("import put_first_on_second", "import put_first_on_second, relative_point")
-)
-BESIDE_TASK = (
-    "# task\nfrom skills.put_on import put_on\n\nput_on('red_block', 'blue_block', beside=True)\n"
-)
 
 # Runs `lyra learn` and SIGKILLs itself at the chosen point (the nth time it is reached).
 KILLER = textwrap.dedent(

@@ -7,11 +7,8 @@ the generated code's own time only, and time spent inside primitives does not co
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
-import pytest
-
-from lyra.backend import Backend, make
+from lyra.backend import Backend
 from lyra.episode import Budget, run_episode
 from lyra.geometry import Point, Pose, quat_from_yaw
 from lyra.sandbox import run_code
@@ -74,13 +71,6 @@ def test_a_call_that_never_returns_is_killed_and_the_backend_is_left_alone() -> 
     # The worker is gone: the one call it made is all that ever reached the backend.
     time.sleep(0.3)
     assert table.calls == ["put red_block"]
-
-
-@pytest.fixture(scope="module")
-def ravens() -> Iterator[Backend]:
-    backend = make("ravens")
-    yield backend
-    backend.close()
 
 
 def test_simulated_time_is_a_budget(ravens: Backend) -> None:

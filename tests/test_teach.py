@@ -85,6 +85,22 @@ BESIDE = """
     success:
       - next_to: {a: red_block, b: blue_block, gap: 0.0}
 """
+# put_on extended to set the block beside its target, and the task that asks for it.
+BESIDE_MODULE = (
+    GOOD_MODULE.replace(
+        "def put_on(obj: str, target: str) -> None:",
+        "def put_on(obj: str, target: str, *, beside: bool = False) -> None:",
+    )
+    .replace(
+        "    put_first_on_second(obj, target)",
+        "    if beside:\n        put_first_on_second(obj, relative_point(target, 0.04, 90.0))\n"
+        "    else:\n        put_first_on_second(obj, target)",
+    )
+    .replace("import put_first_on_second", "import put_first_on_second, relative_point")
+)
+BESIDE_TASK = (
+    "# task\nfrom skills.put_on import put_on\n\nput_on('red_block', 'blue_block', beside=True)\n"
+)
 
 
 class ScriptedLLM:
@@ -226,19 +242,7 @@ def test_an_edit_that_breaks_an_earlier_task_is_caught_shown_and_not_kept(
         "    put_first_on_second(obj, target)",
         "    put_first_on_second(obj, relative_point(target, 0.04, 90.0))",
     ).replace("import put_first_on_second", "import put_first_on_second, relative_point")
-    fixed = (
-        GOOD_MODULE.replace(
-            "def put_on(obj: str, target: str) -> None:",
-            "def put_on(obj: str, target: str, *, beside: bool = False) -> None:",
-        )
-        .replace(
-            "    put_first_on_second(obj, target)",
-            "    if beside:\n        put_first_on_second(obj, relative_point(target, 0.04, 90.0))\n"
-            "    else:\n        put_first_on_second(obj, target)",
-        )
-        .replace("import put_first_on_second", "import put_first_on_second, relative_point")
-    )
-    beside_task = "# task\nfrom skills.put_on import put_on\n\nput_on('red_block', 'blue_block', beside=True)\n"
+    fixed, beside_task = BESIDE_MODULE, BESIDE_TASK
     llm = ScriptedLLM(
         skill_parser=[HEADER],
         skill_learning=[GOOD, answer(breaking, GOOD_TASK)],

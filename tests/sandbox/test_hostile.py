@@ -13,13 +13,12 @@ import hashlib
 import math
 import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import lyra.embodiment
-from lyra.backend import Backend, make
+from lyra.backend import Backend
 from lyra.sandbox import run_code
 
 REPO = Path(__file__).resolve().parents[2]
@@ -359,13 +358,6 @@ ESCAPED: dict[str, tuple[str, str, str]] = {
         "PermissionError",
     ),
 }
-
-
-@pytest.fixture(scope="module")
-def ravens() -> Iterator[Backend]:
-    backend = make("ravens")
-    yield backend
-    backend.close()
 
 
 def digest(folder: Path) -> str:
