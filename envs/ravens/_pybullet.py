@@ -1,4 +1,4 @@
-"""pybullet, imported without the build-time line it prints from C on every import."""
+"""pybullet, imported without the build-time line it prints from C, and a way to quiet its C."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 
 @contextlib.contextmanager
-def _c_output_to_devnull() -> Iterator[None]:
+def quiet_c_output() -> Iterator[None]:
     """Send what C code writes to file descriptors 1 and 2 nowhere while the block runs.
 
     Python's own errors are exceptions, not writes, so nothing a user needs is lost.
@@ -35,8 +35,8 @@ def _c_output_to_devnull() -> Iterator[None]:
 
 # The line is "pybullet build time: ...", on stderr: nothing a user can act on. BulletClient's
 # module imports pybullet too, so it is imported here, after it.
-with _c_output_to_devnull():
+with quiet_c_output():
     import pybullet
     from pybullet_utils.bullet_client import BulletClient
 
-__all__ = ["BulletClient", "pybullet"]
+__all__ = ["BulletClient", "pybullet", "quiet_c_output"]

@@ -10,16 +10,14 @@ and objects move only through contact or the suction constraint.
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pybullet_data
 
-from envs.ravens._pybullet import BulletClient, pybullet
+from envs.ravens._pybullet import BulletClient, pybullet, quiet_c_output
 from envs.ravens.predicates import on_top
 from envs.ravens.scene import COLORS, PlacedObject, SceneSpec, layout
 from lyra.embodiment import ObjectState, WorkspaceBox
@@ -83,22 +81,10 @@ class _Grasp:
     offset_orn: tuple[float, float, float, float]
 
 
-@contextlib.contextmanager
-def _quiet_stdout() -> Iterator[None]:
-    """Silence what pybullet's C library prints on connecting (it bypasses sys.stdout)."""
-    saved = os.dup(1)
-    with open(os.devnull, "w") as devnull:
-        os.dup2(devnull.fileno(), 1)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-
-
 def connect() -> BulletClient:
     """Return a new headless pybullet client with pybullet_data on its search path."""
-    with _quiet_stdout():
+    # Connecting prints from C too.
+    with quiet_c_output():
         client = BulletClient(connection_mode=pybullet.DIRECT)
     client.setAdditionalSearchPath(pybullet_data.getDataPath())
     return client
