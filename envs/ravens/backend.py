@@ -123,7 +123,11 @@ class RavensBackend:
         """One line per object: name, kind, colour, centre, size and yaw in degrees."""
         lines = []
         for name, state in sorted(self.table.world_state().items()):
-            p, s = state.pose.position, state.size
+            s = state.size
+            # A settled block a micrometre off an axis is at 0.000, not -0.000.
+            p = Point.of(
+                [0.0 if f"{v:.3f}" == "-0.000" else v for v in state.pose.position.as_array()]
+            )
             lines.append(
                 f"{name}: {state.kind}, {state.color}, centre ({p.x:.3f}, {p.y:.3f}, {p.z:.3f}), "
                 f"size ({s.x:.3f}, {s.y:.3f}, {s.z:.3f}), yaw {round(state.pose.yaw * 57.2958):d}"
