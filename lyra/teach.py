@@ -54,6 +54,7 @@ from lyra.names import SKILL_NAME
 from lyra.pictures import save_png
 from lyra.policy import OversizedCodeError, parse_generated
 from lyra.predicates import PredicateError, from_spec
+from lyra.progress import Bar
 from lyra.prompts import render, system_prompt
 from lyra.workspace import Workspace
 
@@ -411,6 +412,7 @@ class Learner:
         budget: Budget | None = None,
         teach_missing: bool = False,
         say: Callable[[str], None] = print,
+        progress: Callable[[int, str], Bar] | None = None,
     ) -> None:
         """Start the loop in a workspace: finish or undo a step a crash cut short, index it.
 
@@ -424,6 +426,8 @@ class Learner:
             teach_missing: when a plan needs a skill the library lacks, ask the teacher to
                 teach it and resume; otherwise the plan stops there.
             say: where the loop reports progress.
+            progress: makes a bar for the seeds of an attempt, from their number and a label
+                (the command line passes :class:`lyra.progress.Bar`; none by default).
 
         Raises:
             WorkspaceLockedError: another process is writing to the workspace.
@@ -436,6 +440,7 @@ class Learner:
         self.budget = budget or Budget()
         self.teach_missing = teach_missing
         self.say = say
+        self.progress = progress
         self._backends: dict[str, Backend] = {}
         # One writer per workspace, from here until close(); the lock dies with the process.
         lock.acquire(workspace)
@@ -446,7 +451,7 @@ class Learner:
                 say(f"Undid an interrupted commit: restored {names}")
             # Rebuilt even when current: retrieval breaks ties by row order, and a rebuilt
             # index has its rows in file order, so a recorded session replays the same.
-            indexed = self.memory.refresh(workspace, always=True)
+            indexed = self.memory.refresh(workspace, always=True, progress=progress)
             if indexed:
                 say(f"Memory: {indexed}")
             if git_head(workspace.root) is None:
@@ -822,6 +827,7 @@ class Learner:
         backend = self.backend(task.backend)
         runs = []
         picture = None
+        bar = self.progress(len(task.seeds), f"{task.id} round {round_}") if self.progress else None
         for seed in task.seeds:
             run = run_episode(
                 backend,
@@ -834,6 +840,8 @@ class Learner:
                 budget=self.budget,
             )
             runs.append(run)
+            if bar is not None:
+                bar.step(run.ok)
             if picture is None and self.teacher.wants_pictures:
                 backend.park()
                 path = self.ws.state_dir / "attempts" / f"{task.id}-{round_}.png"

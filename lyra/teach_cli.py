@@ -144,6 +144,7 @@ def _learner(
     """A learner with the teacher of ``--teacher``, on a new session log naming the backend."""
     from lyra.llm import open_session
     from lyra.memory.store import open_memory
+    from lyra.progress import Bar
     from lyra.teach import HumanTeacher, Learner, LLMCritic, ScriptedTeacher
     from lyra.workspace import find_workspace
 
@@ -166,6 +167,7 @@ def _learner(
         open_memory(workspace),
         max_rounds=args.max_rounds,
         teach_missing=teach_missing,
+        progress=Bar,
     )
     if args.teacher == "llm":
         holder["learner"] = learner

@@ -3,6 +3,7 @@
 Every test runs the real loop: real physics, real libcst edits, a real LanceDB memory on disk.
 """
 
+import io
 import os
 import signal
 import subprocess
@@ -17,6 +18,7 @@ from lyra.episode import Budget
 from lyra.examples import load_example
 from lyra.llm import Completion
 from lyra.memory.store import open_memory
+from lyra.progress import Bar
 from lyra.teach import Learner, ScriptedTeacher
 from lyra.workspace import Workspace
 
@@ -233,6 +235,29 @@ def test_bad_answer_becomes_feedback_then_the_retry_is_kept(
     second_prompt = [p for purpose, p in llm.prompts if purpose != "skill_parser"][1]
     assert feedback in second_prompt
     assert skill_files(workspace)["put_on.py"] == GOOD_MODULE.removeprefix("# skills/put_on.py\n")
+
+
+def test_learning_shows_each_rounds_seeds_on_a_progress_bar(workspace: Workspace) -> None:
+    shown = io.StringIO()
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[BAD_ANSWERS["never lets go"][0], GOOD])
+    loop = Learner(
+        workspace,
+        llm,
+        ScriptedTeacher(),
+        open_memory(workspace),
+        say=lambda _: None,
+        progress=lambda seeds, label: Bar(seeds, label, stream=shown),
+    )
+    try:
+        (outcome,) = loop.learn(curriculum(workspace))
+    finally:
+        loop.close()
+    assert (outcome.accepted, outcome.rounds) == (True, 2)
+    lines = shown.getvalue().splitlines()
+    assert [line.split(", about")[0] for line in lines] == [
+        "[####################] 1/1 red-on-blue round 1: 0 ok",
+        "[####################] 1/1 red-on-blue round 2: 1 ok",
+    ]
 
 
 def test_an_edit_that_breaks_an_earlier_task_is_caught_shown_and_not_kept(

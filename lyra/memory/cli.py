@@ -42,10 +42,11 @@ def _workspace(args: argparse.Namespace) -> Workspace:
 
 def _search(args: argparse.Namespace) -> int:
     from lyra.memory.store import open_memory
+    from lyra.progress import Bar
 
     workspace = _workspace(args)
     memory = open_memory(workspace)
-    indexed = memory.refresh(workspace)
+    indexed = memory.refresh(workspace, progress=Bar)
     if indexed:
         print(f"lyra: memory: {indexed}", file=sys.stderr)
     retrieval = memory.retrieve(
@@ -59,13 +60,14 @@ def _rebuild(args: argparse.Namespace) -> int:
     from lyra.library.parse import parse_library
     from lyra.memory.embedders import describe
     from lyra.memory.store import open_memory
+    from lyra.progress import Bar
 
     workspace = _workspace(args)
     library = parse_library(workspace.skills_dir)
     for problem in library.problems:
         print(f"lyra: skipped a module that is not a readable skill: {problem}", file=sys.stderr)
     memory = open_memory(workspace)
-    skills, examples = memory.rebuild(workspace, list(library))
+    skills, examples = memory.rebuild(workspace, list(library), Bar)
     print(
         f"indexed {skills} skills and {examples} examples in {memory.root} "
         f"(embedder: {describe(memory.embedder)})"

@@ -43,6 +43,7 @@ from lyra.memory.retrieval import (
     SkillHit,
     fuse,
 )
+from lyra.progress import Bar
 from lyra.workspace import Workspace
 
 EMBEDDER_KEY = b"lyra.embedder"
@@ -138,22 +139,46 @@ class Memory:
         """Forget an example; an id that is not there is ignored."""
         self._remove(EXAMPLES, example_id)
 
-    def rebuild(self, workspace: Workspace, skills: Sequence[SkillRecord]) -> tuple[int, int]:
+    def rebuild(
+        self,
+        workspace: Workspace,
+        skills: Sequence[SkillRecord],
+        progress: Callable[[int, str], Bar] | None = None,
+    ) -> tuple[int, int]:
         """Recreate both tables from skill records and the workspace's example files.
 
         This is also how the memory moves to another embedder.
+
+        Args:
+            workspace: whose example files to index.
+            skills: the skill records to index.
+            progress: makes a bar from a number of parts and a label; its parts are the two
+                tables (none by default). Each table is embedded in one batch: vectors of
+                smaller batches differ in their last bits, and so could retrieval's order.
 
         Returns:
             How many skills and examples were indexed.
         """
         self.forget_sources()
         examples = [ExampleRow.from_example(e) for _, e in iter_examples(workspace.examples_dir)]
-        self._create(SKILLS, [SkillRow.from_record(s) for s in skills])
-        self._create(EXAMPLES, examples)
+        bar = progress(2, "memory tables indexed") if progress else None
+        for spec, rows in (
+            (SKILLS, [SkillRow.from_record(s) for s in skills]),
+            (EXAMPLES, examples),
+        ):
+            self._create(spec, rows)
+            if bar is not None:
+                bar.step(True, f"{len(rows)} {spec.name}")
         self.note_sources(workspace)
         return len(skills), len(examples)
 
-    def refresh(self, workspace: Workspace, *, always: bool = False) -> str | None:
+    def refresh(
+        self,
+        workspace: Workspace,
+        *,
+        always: bool = False,
+        progress: Callable[[int, str], Bar] | None = None,
+    ) -> str | None:
         """Rebuild the index if it is missing or was built from other files; say so in a line.
 
         The skill modules and example files are the source of truth, so a fresh clone, a
@@ -162,6 +187,7 @@ class Memory:
         Args:
             workspace: whose files the index is of.
             always: rebuild even a current index (the line still says only why it was stale).
+            progress: as for :meth:`rebuild`.
 
         Returns:
             The line to show a person when the index was stale; None when it was current.
@@ -172,7 +198,7 @@ class Memory:
         if current and not always:
             return None
         library = parse_library(workspace.skills_dir)
-        skills, examples = self.rebuild(workspace, list(library))
+        skills, examples = self.rebuild(workspace, list(library), progress)
         if current:
             return None
         why = (
