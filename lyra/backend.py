@@ -256,7 +256,7 @@ class Backend(Protocol):
         ...
 
     def park(self) -> None:
-        """Move the robot out of the camera's way, once a run is judged."""
+        """Move the robot out of the way: before a final hold, and of the camera's once judged."""
         ...
 
     def stop(self) -> None:

@@ -143,7 +143,10 @@ def _judge(backend: Backend, result: RunResult, check: Check | str, hold_seconds
     held = backend.embodiment.held_object()
     if held is not None:
         return Verdict(False, f"the plan ended still holding '{held}': place it")
-    backend.hold(hold_seconds)
+    if hold_seconds > 0:
+        # What stands only because the robot is leaning on it does not stand.
+        backend.park()
+        backend.hold(hold_seconds)
     if isinstance(check, str):
         return Verdict(False, check)
     try:

@@ -114,3 +114,15 @@ def test_the_judge_reads_the_backend_after_the_code(ravens: Backend) -> None:
         success=success,
     )
     assert (failed.ok, failed.verdict.reason) == (False, "'red_block' is not over 'blue_block'")
+
+
+def test_the_robot_is_parked_before_the_final_hold(ravens: Backend) -> None:
+    # A structure that stands only while the arm leans on it does not stand.
+    code = (
+        "from lyra.api import put_first_on_second\nput_first_on_second('red_block', 'blue_block')\n"
+    )
+    home = ravens.table.kinematics.home_tip  # type: ignore[attr-defined]
+    held = run_episode(ravens, SCENE, 0, code, skills_root=None, hold_seconds=0.5)
+    assert held.ok and ravens.embodiment.ee_pose().position.distance_to(home) < 0.002
+    judged_at_once = run_episode(ravens, SCENE, 0, code, skills_root=None)
+    assert judged_at_once.ok and ravens.embodiment.ee_pose().position.distance_to(home) > 0.1

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pybullet
 import pytest
 
 import lyra
@@ -11,6 +12,7 @@ from envs.ravens.predicates import stacked
 from envs.ravens.scene import load_scene
 from envs.ravens.tabletop import Tabletop
 from lyra.api import (
+    move_ee,
     object_names,
     object_pose,
     pick,
@@ -65,6 +67,32 @@ def test_next_to_with_a_5_mm_gap(two_blocks: Tabletop) -> None:
     gap = (red.position.y - blue.position.y) - 0.04
     assert gap == pytest.approx(0.005, abs=0.002)
     assert red.position.x == pytest.approx(blue.position.x, abs=0.002)
+
+
+def test_the_hold_simulates_what_was_asleep(two_blocks: Tabletop) -> None:
+    # Asleep in mid-air, a block stays there for as long as nothing wakes it: a hold that let
+    # it sleep would find any structure standing.
+    sim, uid = two_blocks.sim, two_blocks.bodies["red_block"].uid
+    sim.resetBasePositionAndOrientation(uid, [0.45, -0.1, 0.2], [0, 0, 0, 1])
+    sim.changeDynamics(uid, -1, activationState=pybullet.ACTIVATION_STATE_SLEEP)
+    for _ in range(60):
+        two_blocks._step()
+    assert two_blocks.object_pose("red_block").position.z > 0.199
+    two_blocks.hold(0.5)
+    assert two_blocks.object_pose("red_block").position.z == pytest.approx(0.02, abs=0.001)
+
+
+def test_a_block_the_arm_hovers_over_stays_asleep(two_blocks: Tabletop) -> None:
+    # Bullet wakes whatever the moving arm's widened bounding boxes overlap; widened by its
+    # default 2 cm, they woke every structure the arm worked beside, at several times the cost
+    # of a step. Asleep, a body's velocity is exactly zero.
+    blue = two_blocks.object_pose("blue_block").position
+    with lyra.use(two_blocks):
+        move_ee(Pose(blue + Point(0.0, 0.0, 0.035)))  # the tip 15 mm above the block's top
+    assert two_blocks.sim.getBaseVelocity(two_blocks.bodies["blue_block"].uid) == (
+        (0.0, 0.0, 0.0),
+        (0.0, 0.0, 0.0),
+    )
 
 
 @pytest.mark.slow
