@@ -8,9 +8,8 @@ REV take turns, each run in a process of its own with its own code first on the 
 busy machine weighs on both alike. Each pair prints the seconds per pick-and-place of the bench
 tasks and the wall seconds of a house episode (the house's learnt plan, confined, reset and final
 hold included); the summary gives medians and the per-pair ratios (this checkout over REV).
-With --profile, each side also runs one house in a single process under cProfile (the physics is
-the same; the code is not confined, so that the profile sees the primitives) and prints where
-the time goes.
+With --profile, each side also runs one house under cProfile and prints where the time goes
+(the primitives run in the profiled process; the plan itself runs confined in a worker).
 """
 
 from __future__ import annotations
@@ -53,12 +52,11 @@ print(json.dumps(walls))
 """
 
 PROFILE = """
-import cProfile, pstats, sys
+import cProfile, pstats
 from pathlib import Path
-sys.path.insert(0, ".")
 from lyra.backend import backend_spec
 from lyra.curriculum import load_curriculum
-from lyra.embodiment import use
+from lyra.episode import run_episode
 from lyra.examples import iter_examples
 
 tasks = load_curriculum(Path("curricula/ravens/house.yaml")).tasks
@@ -67,14 +65,10 @@ code = next(e.code for _, e in iter_examples(Path("examples")) if e.task == "rav
 backend = backend_spec("ravens").make()
 profile = cProfile.Profile()
 profile.enable()
-backend.reset(task.scene, 0)
-with use(backend):
-    exec(compile(code, "task.py", "exec"), {"__name__": "__house__"})
-if hasattr(backend, "park"):
-    backend.park()
-backend.hold(task.hold_seconds)
+run = run_episode(backend, task.scene, 0, code, skills_root=Path("skills"),
+                  success=task.success, hold_seconds=task.hold_seconds)
 profile.disable()
-print(f"house seed 0: {backend.sim_time:.1f} s simulated")
+print(f"house seed 0: {'built' if run.ok else 'failed'}, {run.sim_seconds:.1f} s simulated")
 pstats.Stats(profile).sort_stats("tottime").print_stats(12)
 """
 
