@@ -7,6 +7,7 @@ from gymnasium.utils.env_checker import check_env
 
 import envs.ravens  # noqa: F401  (registers lyra/RavensTabletop-v0)
 import lyra
+from envs.ravens.render import CLOSE_SIZE
 from lyra.api import object_names, object_pose, put_first_on_second
 
 SCENE = {"objects": [{"type": "block", "color": "red"}, {"type": "block", "color": "blue"}]}
@@ -86,7 +87,7 @@ def test_render_gives_an_rgb_frame() -> None:
     environment.reset(seed=0)
     frame = environment.render()
     environment.close()
-    assert frame.shape == (480, 640, 3) and frame.dtype == np.uint8
+    assert frame.shape == (480, 640 + CLOSE_SIZE, 3) and frame.dtype == np.uint8
     # The red block shows up: some pixels are strongly red.
     red = (frame[:, :, 0] > 150) & (frame[:, :, 1] < 80) & (frame[:, :, 2] < 80)
     assert red.sum() > 50

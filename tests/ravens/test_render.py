@@ -1,10 +1,11 @@
-"""The picture a person reads: taken from the robot's right, the work area framed, axes named."""
+"""The picture a person reads: from the robot's right, the work area framed and named, and a close view."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from envs.ravens.render import AXES_ORIGIN, AXIS_LENGTH, Camera, render
+import lyra
+from envs.ravens.render import AXES_ORIGIN, AXIS_LENGTH, CLOSE_SIZE, Camera, render
 from envs.ravens.tabletop import Tabletop
 
 
@@ -26,9 +27,24 @@ def test_the_view_is_a_person_beside_the_robot() -> None:
 def test_the_axes_are_drawn_on_the_table(two_blocks: Tabletop) -> None:
     camera = Camera()
     image = render(two_blocks)
-    assert image.shape == (camera.height, camera.width, 3)
+    assert image.shape == (camera.height, camera.width + CLOSE_SIZE, 3)
     x0, y0, z0 = AXES_ORIGIN
     for tip in ((x0 + AXIS_LENGTH, y0, z0), (x0, y0 + AXIS_LENGTH, z0)):
         start, end = np.array(camera.project(AXES_ORIGIN)), np.array(camera.project(tip))
         column, row = ((start + end) / 2).round().astype(int)
         assert image[row, column].max() < 60  # a dark line where the table is light
+
+
+def test_the_close_view_frames_what_was_built(two_blocks: Tabletop) -> None:
+    with lyra.use(two_blocks):
+        lyra.api.put_first_on_second("red_block", "blue_block")
+    two_blocks.home()
+    image = render(two_blocks)
+    whole, close = image[:, : Camera().width], image[:, Camera().width :]
+
+    def red(part: np.ndarray) -> int:
+        r, g, b = (part[:, :, i].astype(int) for i in range(3))
+        return int(((r > 150) & (g < 90) & (b < 90)).sum())
+
+    # The stack fills far more of the close view than of the whole work area's.
+    assert red(close) > 8 * red(whole) > 0
