@@ -1,10 +1,12 @@
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import imageio.v3 as iio
 
+from envs.ravens.render import CLOSE_SIZE
 from lyra.cli import main
 
 
@@ -32,7 +34,7 @@ def test_scene_show_lists_objects_and_writes_a_png(tmp_path: Path, capsys) -> No
     out = capsys.readouterr().out
     assert "red_block              block  red       0.500   0.100   0.020    0.0" in out
     assert "blue_tile_0" in out and "blue_tile_1" in out
-    assert iio.imread(png).shape == (480, 640, 3)
+    assert iio.imread(png).shape == (480, 640 + CLOSE_SIZE, 3)  # the work area and a close view
 
 
 def test_scene_show_bad_spec_exits_with_the_field(tmp_path: Path, capsys) -> None:
@@ -72,7 +74,10 @@ def test_commands_print_only_what_a_user_can_act_on(tmp_path: Path) -> None:
         check=True,
         env={**os.environ, "LYRA_EMBEDDER": "none"},
     )
-    assert searched.stderr == (
+    # The rebuild's progress, then the one line that says why it was rebuilt.
+    assert re.sub(r"about \d+ s", "about N s", searched.stderr) == (
+        "[##########          ] 1/2 memory tables indexed: 1 ok, 0 skills, about N s left\n"
+        "[####################] 2/2 memory tables indexed: 2 ok, 0 examples\n"
         f"lyra: memory: indexed 0 skills and 0 examples in {tmp_path / '.lyra' / 'memory'} "
         "(there was no index yet; embedder: none)\n"
     )
