@@ -71,8 +71,8 @@ def test_the_gate_allows_a_block_its_spread_and_no_more(ravens: Backend) -> None
     # a millimetre and a degree (up to 5 mm and 8 degrees when the arm kept the walls awake).
     for other in nudged:
         for name, pose in plain.items():
-            assert math.dist(pose[:3], other[name][:3]) < 0.001
-            assert _yaw_gap(pose, other[name]) < 0.5
+            assert math.dist(pose[:3], other[name][:3]) < 0.002
+            assert _yaw_gap(pose, other[name]) < 1.0
     # A chaotic contact, or another CPU's rounding, would spread a block like this.
     blocks = sorted(name for name in plain if name.startswith("block"))
     chaotic, steady = blocks[0], blocks[-1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import sys
 from collections.abc import Iterator
@@ -50,10 +51,18 @@ class BulletClient(bullet_client.BulletClient):
 
     def __getattr__(self, name: str) -> Any:
         attribute = super().__getattr__(name)
-        # Reading `disconnect` also marks the client gone: that must happen at every call.
-        if name != "disconnect":
-            setattr(self, name, attribute)
+        setattr(self, name, attribute)
         return attribute
+
+    def disconnect(self) -> None:
+        """Disconnect, and forget the functions bound to this client's id.
+
+        pybullet hands the id out again: a kept function would reach the next client's world.
+        """
+        pybullet.disconnect(physicsClientId=self._client)  # type: ignore[has-type]
+        self._client = -1
+        for name in [n for n, v in vars(self).items() if isinstance(v, functools.partial)]:
+            delattr(self, name)
 
 
 __all__ = ["BulletClient", "pybullet", "quiet_c_output"]

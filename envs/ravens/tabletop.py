@@ -154,9 +154,10 @@ class _Kinematics:
             error = np.concatenate([delta, rotation_error])
             gram = jacobian @ jacobian.T
             step = jacobian.T @ np.linalg.solve(gram + 1e-4 * np.eye(6), error)
-            # J^T (J J^T)^-1 J projects onto the row space; an SVD for the pseudo-inverse cost
-            # as much as the rest of the iteration.
-            null = np.eye(7) - jacobian.T @ np.linalg.solve(gram, jacobian)
+            # J^T (J J^T)^-1 J projects onto the row space (an SVD for the pseudo-inverse cost
+            # as much as the rest of the iteration); the tiny damping keeps an exactly
+            # singular posture from raising.
+            null = np.eye(7) - jacobian.T @ np.linalg.solve(gram + 1e-9 * np.eye(6), jacobian)
             q = np.clip(q + step + null @ (0.1 * (self.home - q)), self.lower, self.upper)
         return q, position_error
 
@@ -305,9 +306,9 @@ class Tabletop:
         Every object is simulated awake throughout: asleep, a structure would stand by
         definition, and the hold would test nothing.
         """
-        self._set_sleeping(
-            pybullet.ACTIVATION_STATE_WAKE_UP | pybullet.ACTIVATION_STATE_DISABLE_SLEEPING
-        )
+        # Two calls: given both flags at once, a rigid body is woken but may sleep again.
+        self._set_sleeping(pybullet.ACTIVATION_STATE_WAKE_UP)
+        self._set_sleeping(pybullet.ACTIVATION_STATE_DISABLE_SLEEPING)
         try:
             for _ in range(round(seconds / self.config.time_step)):
                 self._step()
@@ -435,7 +436,7 @@ class Tabletop:
             )
         self._touch_allowed = set()
         pose = self.object_pose(name)
-        high = self.bounding_box(name)[1]
+        low, high = self.bounding_box(name)
         target = pose.position.with_z(high.z)
         self._check_box(target, f"'{name}'")
         yaw = self._grasp_yaw(name)
@@ -454,7 +455,8 @@ class Tabletop:
         # Slowly while the object leaves its neighbours, then at transit speed: a tall structure
         # raises the transit height, and the whole climb at approach speed was a tenth of a
         # tower's motion.
-        clear = min(high.z + self.config.clearance, self._transit_height())
+        # The object's bottom rises to its old top plus the clearance.
+        clear = min(2 * high.z - low.z + self.config.clearance, self._transit_height())
         self._line(target.with_z(clear), yaw, self.config.approach_speed)
         if self._transit_height() > clear + 1e-3:
             self._line(target.with_z(self._transit_height()), yaw, self.config.transit_speed)

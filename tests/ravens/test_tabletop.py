@@ -82,6 +82,32 @@ def test_the_hold_simulates_what_was_asleep(two_blocks: Tabletop) -> None:
     assert two_blocks.object_pose("red_block").position.z == pytest.approx(0.02, abs=0.001)
 
 
+def test_the_hold_keeps_a_slow_slide_going_past_two_seconds(two_blocks: Tabletop) -> None:
+    # Bullet puts a body that moves slowly (here 5 mm/s) to sleep after 2 s: a creeping
+    # structure would be frozen part-way through a 5 s hold, and pass.
+    sim, uid = two_blocks.sim, two_blocks.bodies["red_block"].uid
+    sim.changeDynamics(uid, -1, lateralFriction=0.0)
+    sim.resetBaseVelocity(uid, [0.005, 0.0, 0.0])
+    start = two_blocks.object_pose("red_block").position.x
+    two_blocks.hold(4.0)
+    assert two_blocks.object_pose("red_block").position.x - start == pytest.approx(0.02, abs=0.002)
+
+
+def test_a_closed_table_does_not_reach_the_next_ones_world() -> None:
+    # pybullet hands a closed client's id to the next client made.
+    first = Tabletop()
+    first.sim.getNumBodies()
+    first.close()
+    second = Tabletop()
+    try:
+        assert not first.sim.isConnected()
+        first.close()  # again is fine
+        with pytest.raises(pybullet.error):
+            first.sim.getNumBodies()
+    finally:
+        second.close()
+
+
 def test_a_block_the_arm_hovers_over_stays_asleep(two_blocks: Tabletop) -> None:
     # Bullet wakes whatever the moving arm's widened bounding boxes overlap; widened by its
     # default 2 cm, they woke every structure the arm worked beside, at several times the cost
