@@ -147,8 +147,15 @@ def recover(workspace: Workspace) -> list[Path]:
             repository must be looked at before anything is undone.
     """
     state = workspace.state_dir
+    # The memory's folder too: a kill while its source digest is written leaves one there.
     remove_temporaries(
-        [workspace.skills_dir, workspace.examples_dir, state / "history", state / "progress"]
+        [
+            workspace.skills_dir,
+            workspace.examples_dir,
+            state / "history",
+            state / "progress",
+            state / "memory",
+        ]
     )
     journal = _Journal.load(workspace)
     if journal is None:

@@ -1,12 +1,13 @@
-"""kill -9 at 20 points of learning: nothing lost, nothing half-written, resume finishes the job.
+"""kill -9 at 21 points of learning: nothing lost, nothing half-written, resume finishes the job.
 
 A two-task curriculum (a new skill, then an extension that re-checks the first task) is
 learnt by `lyra learn` in a subprocess, from a replayed session, in a git workspace. Each run
 is killed with SIGKILL at one point: aimed at every boundary inside the commit of a learnt
 step (after the journal, the skill module, the example, the progress, the history, each
-memory index, after `git add` and after `git commit`), in the first and the second task, and
-at random moments. After the kill the files are whole; after `lyra learn` again, the
-workspace equals an uninterrupted run's, byte for byte.
+memory index, after `git add`, after `git commit`, and with the memory's source digest
+half-written), in the first and the second task, and at random moments. After the kill the
+files are whole; after `lyra learn` again, the workspace equals an uninterrupted run's, byte
+for byte.
 """
 
 from __future__ import annotations
@@ -86,6 +87,15 @@ KILLER = textwrap.dedent(
                     die()
             return original(root, *args)
         lyra.library.history._git = git
+    elif point == "digest":  # the memory's source digest in its temporary file, not yet renamed
+        original_replace = os.replace
+        def replace(source, target):
+            if str(target).endswith("sources.sha256"):
+                seen["n"] += 1
+                if seen["n"] == nth:
+                    die()
+            return original_replace(source, target)
+        os.replace = replace
     elif point == "random":
         timer = threading.Timer(delay, die)
         timer.daemon = True  # a run that ends first is not killed on its way out
@@ -98,7 +108,7 @@ KILLER = textwrap.dedent(
 POINTS = [
     *((point, 1) for point in ("journal", "module", "example", "progress", "history")),
     *((point, 1) for point in ("skill_index", "example_index", "git_add", "git_commit")),
-    *((point, 2) for point in ("journal", "module", "history", "git_commit")),
+    *((point, 2) for point in ("journal", "module", "history", "git_commit", "digest")),
 ]
 # Counted from the end of the imports, a run learns in about 1.4 s here: the kills land in it.
 _RNG = random.Random(7)
