@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_ROW = re.compile(r"^(\S+)\s+\d+/\d+\s+([\d.]+)\s", re.M)
 
-# Run inside each checkout: the house's wall seconds per seed, as JSON on the last line.
-HOUSE = """
+# Run inside each checkout, with its own code: the house task, its learnt plan and a backend.
+SETUP = """
 import json, sys, time
 from pathlib import Path
 from lyra.backend import backend_spec
@@ -40,6 +40,12 @@ tasks = load_curriculum(Path("curricula/ravens/house.yaml")).tasks
 task = next(t for t in tasks if t.id == "house")
 code = next(e.code for _, e in iter_examples(Path("examples")) if e.task == "ravens-house/house")
 backend = backend_spec("ravens").make()
+"""
+
+# The house's wall seconds per seed, as JSON on the last line.
+HOUSE = (
+    SETUP
+    + """
 walls = []
 for seed in range(int(sys.argv[1])):
     start = time.perf_counter()
@@ -50,19 +56,12 @@ for seed in range(int(sys.argv[1])):
         raise SystemExit(f"house seed {seed} failed: {run.describe()}")
 print(json.dumps(walls))
 """
+)
 
-PROFILE = """
+PROFILE = (
+    SETUP
+    + """
 import cProfile, pstats
-from pathlib import Path
-from lyra.backend import backend_spec
-from lyra.curriculum import load_curriculum
-from lyra.episode import run_episode
-from lyra.examples import iter_examples
-
-tasks = load_curriculum(Path("curricula/ravens/house.yaml")).tasks
-task = next(t for t in tasks if t.id == "house")
-code = next(e.code for _, e in iter_examples(Path("examples")) if e.task == "ravens-house/house")
-backend = backend_spec("ravens").make()
 profile = cProfile.Profile()
 profile.enable()
 run = run_episode(backend, task.scene, 0, code, skills_root=Path("skills"),
@@ -71,6 +70,7 @@ profile.disable()
 print(f"house seed 0: {'built' if run.ok else 'failed'}, {run.sim_seconds:.1f} s simulated")
 pstats.Stats(profile).sort_stats("tottime").print_stats(12)
 """
+)
 
 
 def run(tree: Path, *args: str) -> str:

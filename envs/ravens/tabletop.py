@@ -452,10 +452,9 @@ class Tabletop:
         if not touched:
             raise MotionError(f"the tool did not reach '{name}' to pick it")
         self._attach(name)
-        # Slowly while the object leaves its neighbours, then at transit speed: a tall structure
-        # raises the transit height, and the whole climb at approach speed was a tenth of a
-        # tower's motion.
-        # The object's bottom rises to its old top plus the clearance.
+        # Slowly until the object's bottom is the clearance above its old top (clear of
+        # neighbours as tall as it), then at transit speed: a tall structure raises the transit
+        # height, and the whole climb at approach speed was a tenth of a tower's motion.
         clear = min(2 * high.z - low.z + self.config.clearance, self._transit_height())
         self._line(target.with_z(clear), yaw, self.config.approach_speed)
         if self._transit_height() > clear + 1e-3:
