@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from lyra.embodiment import ObjectState, WorkspaceBox, active
+from lyra.embodiment import Articulated, ObjectState, WorkspaceBox, active
+from lyra.errors import UnsupportedPrimitiveError
 from lyra.geometry import Point, Pose, Size, quat_from_yaw
 
 __all__ = [
@@ -23,15 +24,20 @@ __all__ = [
     "WorkspaceBox",
     "bounding_box",
     "ee_pose",
+    "grasp",
     "held_object",
+    "joint_names",
+    "joint_value",
     "move_ee",
     "object_names",
     "object_pose",
     "object_size",
     "pick",
     "place",
+    "push",
     "put_first_on_second",
     "relative_point",
+    "release",
     "workspace",
     "world_state",
 ]
@@ -188,7 +194,68 @@ def world_state() -> dict[str, ObjectState]:
     return active("world_state").world_state()
 
 
+def grasp(name: str) -> None:
+    """Close the gripper on an object where it is (a handle, a lever, a puck), without lifting it.
+
+    The fingertips come from above onto the object's point, as object_pose() gives it; what is
+    grasped can then be pulled or pushed with push() and let go with release().
+
+    Args:
+        name: the object to grasp; the gripper must be empty.
+    """
+    _articulated("grasp").grasp(name)
+
+
+def release() -> None:
+    """Open the gripper and draw the fingertips up 5 cm (less where something is in the way)."""
+    _articulated("release").release()
+
+
+def push(direction: Point, distance: float) -> float:
+    """Move the fingertips in a straight line along a direction, pushing or pulling what they meet.
+
+    Unlike move_ee it does not fail when blocked: a drawer at its end stop, a pressed button.
+
+    Args:
+        direction: the direction as a vector (it need not be of unit length): Point(0, -1, 0)
+            pulls towards the robot on MetaWorld.
+        distance: how far to go, in metres.
+
+    Returns:
+        How far the fingertips got along the direction, in metres.
+    """
+    return _articulated("push").push(direction, distance)
+
+
+def joint_names() -> list[str]:
+    """List the articulated objects' joints (a drawer's slide, a door's hinge), sorted by name."""
+    return _articulated("joint_names").joint_names()
+
+
+def joint_value(name: str) -> float:
+    """Return a joint's value: radians for a hinge, metres for a slide.
+
+    Args:
+        name: the joint's name, as listed by joint_names().
+    """
+    return _articulated("joint_value").joint_value(name)
+
+
+def _articulated(primitive: str) -> Articulated:
+    embodiment = active(primitive)
+    if not isinstance(embodiment, Articulated):
+        # An embodiment made active without its backend's spec: say the same as the spec would.
+        from lyra.backend import backends_with
+
+        raise UnsupportedPrimitiveError(
+            primitive, type(embodiment).__name__, backends_with(primitive)
+        )
+    return embodiment
+
+
 # The primitives, in the order the prompts list them; the value types above are not primitives.
 PRIMITIVES = tuple(name for name in __all__ if name[0].islower())
+# The primitives of articulated objects and a two-finger gripper, which the tabletop lacks.
+ARTICULATION = frozenset({"grasp", "release", "push", "joint_names", "joint_value"})
 # The primitives that move the robot (a recording takes a frame after each).
-ACTIONS = frozenset({"move_ee", "pick", "place", "put_first_on_second"})
+ACTIONS = frozenset({"move_ee", "pick", "place", "put_first_on_second", "grasp", "release", "push"})

@@ -115,6 +115,8 @@ class BackendSpec:
         confinement: the OS confinement layers (``lyra.sandbox.LAYERS``) generated code must
             run under on this backend, or not run at all: a real robot requires them all.
         compatible: other backends whose learnt examples may be shown when planning here.
+        must_let_go: whether a plan that ends holding an object has failed (on the tabletop it
+            has put nothing anywhere; some of MetaWorld's goals are in the air).
     """
 
     name: str
@@ -130,6 +132,7 @@ class BackendSpec:
     tolerance: float = 0.005
     confinement: tuple[str, ...] = ()
     compatible: frozenset[str] = field(default_factory=frozenset)
+    must_let_go: bool = True
 
     def make(self, **kwargs: Any) -> Backend:
         """Build a new instance of the backend."""

@@ -117,6 +117,31 @@ class Embodiment(Protocol):
 
 
 @runtime_checkable
+class Articulated(Embodiment, Protocol):
+    """An embodiment with a two-finger gripper and articulated objects (drawers, doors, knobs)."""
+
+    def grasp(self, name: str) -> None:
+        """Close the gripper on an object where it is, without lifting it."""
+        ...
+
+    def release(self) -> None:
+        """Open the gripper and draw back from what it held."""
+        ...
+
+    def push(self, direction: Point, distance: float) -> float:
+        """Move the tool point along a direction, up to a distance; how far it got along it."""
+        ...
+
+    def joint_names(self) -> list[str]:
+        """The articulated objects' joints, sorted."""
+        ...
+
+    def joint_value(self, name: str) -> float:
+        """A joint's value: radians for a hinge, metres for a slide."""
+        ...
+
+
+@runtime_checkable
 class _Spec(Protocol):
     """What the facade needs of a backend's spec (:class:`lyra.backend.BackendSpec`)."""
 

@@ -141,7 +141,7 @@ def _judge(backend: Backend, result: RunResult, check: Check | str, hold_seconds
     if not result.ok:
         return Verdict(False, "the code failed")
     held = backend.embodiment.held_object()
-    if held is not None:
+    if held is not None and backend.spec.must_let_go:
         return Verdict(False, f"the plan ended still holding '{held}': place it")
     if hold_seconds > 0:
         # What stands only because the robot is leaning on it does not stand.

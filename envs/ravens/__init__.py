@@ -7,13 +7,13 @@ the physics (pybullet) is imported only when an environment or a backend is made
 
 from gymnasium.envs.registration import register
 
-from lyra.api import PRIMITIVES
+from lyra.api import ARTICULATION, PRIMITIVES
 from lyra.backend import BackendSpec
 
 SPEC = BackendSpec(
     name="ravens",
     summary="a pybullet Panda with a suction tool over a table of boxes, Ravens-style",
-    capabilities=frozenset(PRIMITIVES),
+    capabilities=frozenset(PRIMITIVES) - ARTICULATION,
     factory="envs.ravens.backend:RavensBackend",
     scene="envs.ravens.scene:SceneSpec",
     predicates="envs.ravens.predicates:PREDICATES",

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from lyra.api import PRIMITIVES
+from lyra.api import ARTICULATION, PRIMITIVES
 from lyra.backend import BackendSpec, Sample
 from lyra.embodiment import ObjectState, WorkspaceBox, WorldState
 from lyra.errors import GraspError, StoppedError, UnknownObjectError, UnreachablePoseError
@@ -212,7 +212,7 @@ class ToyBackend:
 SPEC = BackendSpec(
     name="toy",
     summary="kinematic boxes on a plane, for the conformance suite",
-    capabilities=frozenset(PRIMITIVES) - {"put_first_on_second"},
+    capabilities=frozenset(PRIMITIVES) - {"put_first_on_second"} - ARTICULATION,
     factory="tests.backends.toy:ToyBackend",
     scene="tests.backends.toy:ToyScene",
     predicates="tests.backends.toy:PREDICATES",
