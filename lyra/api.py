@@ -23,9 +23,11 @@ __all__ = [
     "Size",
     "WorkspaceBox",
     "bounding_box",
+    "close_gripper",
     "ee_pose",
     "grasp",
     "held_object",
+    "joint_axis",
     "joint_names",
     "joint_value",
     "move_ee",
@@ -206,6 +208,11 @@ def grasp(name: str) -> None:
     _articulated("grasp").grasp(name)
 
 
+def close_gripper() -> None:
+    """Close the empty gripper where it is: its closed fingers make a narrow tip to push with."""
+    _articulated("close_gripper").close_gripper()
+
+
 def release() -> None:
     """Open the gripper and draw the fingertips up 5 cm (less where something is in the way)."""
     _articulated("release").release()
@@ -232,6 +239,15 @@ def joint_names() -> list[str]:
     return _articulated("joint_names").joint_names()
 
 
+def joint_axis(name: str) -> tuple[Point, Point]:
+    """Return a joint's axis as (a point on it, its unit direction): a door turns about it.
+
+    Args:
+        name: the joint's name, as listed by joint_names().
+    """
+    return _articulated("joint_axis").joint_axis(name)
+
+
 def joint_value(name: str) -> float:
     """Return a joint's value: radians for a hinge, metres for a slide.
 
@@ -256,6 +272,10 @@ def _articulated(primitive: str) -> Articulated:
 # The primitives, in the order the prompts list them; the value types above are not primitives.
 PRIMITIVES = tuple(name for name in __all__ if name[0].islower())
 # The primitives of articulated objects and a two-finger gripper, which the tabletop lacks.
-ARTICULATION = frozenset({"grasp", "release", "push", "joint_names", "joint_value"})
+ARTICULATION = frozenset(
+    {"close_gripper", "grasp", "release", "push", "joint_axis", "joint_names", "joint_value"}
+)
 # The primitives that move the robot (a recording takes a frame after each).
-ACTIONS = frozenset({"move_ee", "pick", "place", "put_first_on_second", "grasp", "release", "push"})
+ACTIONS = frozenset(
+    {"move_ee", "pick", "place", "put_first_on_second", "close_gripper", "grasp", "release", "push"}
+)

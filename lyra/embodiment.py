@@ -128,12 +128,20 @@ class Articulated(Embodiment, Protocol):
         """Open the gripper and draw back from what it held."""
         ...
 
+    def close_gripper(self) -> None:
+        """Close the empty gripper where it is."""
+        ...
+
     def push(self, direction: Point, distance: float) -> float:
         """Move the tool point along a direction, up to a distance; how far it got along it."""
         ...
 
     def joint_names(self) -> list[str]:
         """The articulated objects' joints, sorted."""
+        ...
+
+    def joint_axis(self, name: str) -> tuple[Point, Point]:
+        """A point on a joint's axis and the axis's unit direction."""
         ...
 
     def joint_value(self, name: str) -> float:

@@ -37,6 +37,15 @@ class UnknownObjectError(LyraError):
         super().__init__(unknown_name("unknown object", "objects", name, self.known))
 
 
+class UnknownJointError(LyraError):
+    """A primitive was given a joint name that the scene does not have."""
+
+    def __init__(self, name: str, known: Iterable[str]) -> None:
+        self.name = name
+        self.known = sorted(known)
+        super().__init__(unknown_name("unknown joint", "joints", name, self.known))
+
+
 class UnreachablePoseError(LyraError):
     """A target lies outside the workspace box or out of the arm's reach."""
 

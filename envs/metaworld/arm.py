@@ -23,6 +23,7 @@ from lyra.errors import (
     LyraError,
     MotionError,
     StoppedError,
+    UnknownJointError,
     UnknownObjectError,
     UnreachablePoseError,
     UnsupportedPrimitiveError,
@@ -37,14 +38,16 @@ import mujoco  # (after MUJOCO_GL)
 # The gripper points down; skills see the tabletop's "down" quaternion (x, y, z, w).
 DOWN = (1.0, 0.0, 0.0, 0.0)
 STEP_SPEED = 0.008  # metres a step along a line (an action moves the target at most 1 cm)
-GAIN = 30.0  # action per metre of error while closing the last gap (fewest steps, measured)
 REACHED = 0.003  # a motion ends when the fingertips are this close to the target
+GRASP_REACHED = 0.001  # and this close where they close on something
+PUSH_REACHED = 0.005  # and this close at the end of a push
+PRESS = 0.015  # how far below where they came down the fingertips are steered while closing
 SETTLE_STEPS = 60  # steps a motion may take to close the last gap
 SLACK_STEPS = 5  # steps to bring the hand's target back to a blocked hand
-GRIP_STEPS = 15  # steps to close or open the fingers (measured: 12 close on a puck)
-# Blocked: the fingertips lag this far behind the hand's target (in free motion at 8 mm a
-# step they lag up to 27 mm, measured).
-LAG = 0.05
+GRIP_STEPS = 25  # steps to close or open the fingers (measured: 20 close on a 3 cm peg)
+CORRECTION = 0.3  # share of the fingertips' error the hand's target moves by, each step
+FOLLOW = 0.02  # the waypoint waits while the fingertips are this far behind it
+BLOCKED_STEPS = 10  # steps behind in a row: something blocks the fingertips
 CLEARANCE = 0.05  # above an object's top before descending onto it
 MARKER = Size(0.02, 0.02, 0.02)  # the extent reported for a goal, which has none
 
@@ -67,6 +70,7 @@ class MetaWorldArm:
         self.success = 0.0
         self.success_any = 0.0
         self._stop = threading.Event()
+        self._box_reached = WorkspaceBox(Point(0, 0, 0), Point(0, 0, 0), 0.0)
 
     # --- the world ---------------------------------------------------------------------
 
@@ -81,12 +85,16 @@ class MetaWorldArm:
         mujoco.mj_resetData(env.model, env.data)
         env.seed(seed)
         env.reset()
+        # Some tasks move a body in the model after their last forward pass (drawer-open sets
+        # the drawer's position last): without this the first reads show the previous layout.
+        mujoco.mj_forward(env.model, env.data)
         if perturb:
             self._nudge(perturb)
         self.grip, self.held, self.steps, self.max_steps = -1.0, None, 0, max_steps
         self._stop.clear()
         self.success = self._success_now()
         self.success_any = self.success
+        self._box_reached = self._reach_box()
 
     @staticmethod
     def _build(task: Task) -> Any:
@@ -231,20 +239,25 @@ class MetaWorldArm:
         assert self.task is not None, "reset the arm before using it"
         return sorted(self.task.joints)
 
-    def joint_value(self, name: str) -> float:
-        """A joint's value: radians for hinges, metres for slides."""
+    def _joint(self, name: str) -> int:
         assert self.task is not None, "reset the arm before using it"
         if name not in self.task.joints:
-            raise LyraError(
-                f"unknown joint '{name}'. Known joints: "
-                f"{', '.join(sorted(self.task.joints)) or '(none)'}"
-            )
+            raise UnknownJointError(name, self.task.joints)
         source, model = self.task.joints[name], self.env.model
         if source.startswith("body:"):
-            joint = int(model.body_jntadr[model.body(source[5:]).id])
-        else:
-            joint = model.joint(source).id
-        return float(self.env.data.qpos[model.jnt_qposadr[joint]])
+            return int(model.body_jntadr[model.body(source[5:]).id])
+        return int(model.joint(source).id)
+
+    def joint_value(self, name: str) -> float:
+        """A joint's value: radians for hinges, metres for slides."""
+        joint = self._joint(name)
+        return float(self.env.data.qpos[self.env.model.jnt_qposadr[joint]])
+
+    def joint_axis(self, name: str) -> tuple[Point, Point]:
+        """A point on a joint's axis (its anchor) and the axis's direction, in the world."""
+        joint = self._joint(name)
+        data = self.env.data
+        return Point.of(data.xanchor[joint]), Point.of(data.xaxis[joint])
 
     def ee_pose(self) -> Pose:
         """The fingertips' centre, gripper pointing down."""
@@ -256,7 +269,11 @@ class MetaWorldArm:
 
     def workspace(self) -> WorkspaceBox:
         """The box the fingertips reach: MetaWorld's hand box, shifted by the fingers' length."""
-        offset = np.asarray(self.env.tcp_center) - np.asarray(self.env.data.mocap_pos[0])
+        return self._box_reached
+
+    def _reach_box(self) -> WorkspaceBox:
+        # Measured once a reset: the fingers' offset from the hand moves a little as they work.
+        offset = -self._rest_offset()
         low = np.asarray(self.env.mocap_low) + offset
         high = np.asarray(self.env.mocap_high) + offset
         return WorkspaceBox(Point.of(low), Point.of(high), 0.0)
@@ -302,30 +319,46 @@ class MetaWorldArm:
         """One step moving the hand's target toward a point (at most 1 cm a step)."""
         self.step((mocap - self._mocap()) / float(self.env.action_scale))
 
-    def _line(self, target: np.ndarray) -> float:
+    def _line(self, target: np.ndarray, reached: float = REACHED) -> float:
         """Steer the fingertips along a straight line to a target; the distance left at the end.
 
-        The hand's target leads the fingertips by the offset it had at rest; when the fingers
-        fall ``LAG`` behind that (something blocks them), the target comes back to them and the
-        motion ends where they are.
+        Each step moves the hand's target with the waypoint and by a share of the fingertips'
+        error (the weld that pulls the hand sags by up to 5 cm with the arm stretched out, so
+        no fixed lead would do). The waypoint waits while the fingertips are ``FOLLOW`` behind
+        it; when they stay behind ``BLOCKED_STEPS`` steps, something blocks them: the hand's
+        target comes back to them and the motion ends where they are.
         """
         start = self._tcp()
-        offset = self._mocap() - start
         count = max(1, math.ceil(float(np.linalg.norm(target - start)) / STEP_SPEED))
-        for i in range(1, count + 1):
-            self._toward(start + (target - start) * (i / count) + offset)
-            if np.linalg.norm(self._mocap() - self._tcp() - offset) > LAG:
+        done, behind, waypoint = 0, 0, start
+        while done < count:
+            if np.linalg.norm(waypoint - self._tcp()) < FOLLOW:
+                done, behind = done + 1, 0
+            else:
+                behind += 1
+            if behind > BLOCKED_STEPS:
+                offset = self._rest_offset()
                 for _ in range(SLACK_STEPS):
                     self._toward(self._tcp() + offset)
                 return float(np.linalg.norm(target - self._tcp()))
+            previous, waypoint = waypoint, start + (target - start) * (done / count)
+            self._steer(waypoint - previous, waypoint)
         for _ in range(SETTLE_STEPS):
-            error = target - self._tcp()
-            if np.linalg.norm(error) < REACHED:
+            if np.linalg.norm(target - self._tcp()) < reached:
                 break
-            self.step(GAIN * error)
+            self._steer(np.zeros(3), target)
         return float(np.linalg.norm(target - self._tcp()))
 
-    def move_ee(self, pose: Pose) -> None:
+    def _steer(self, feed: np.ndarray, waypoint: np.ndarray) -> None:
+        """One step: the hand's target moves by ``feed`` and a share of the fingertips' error."""
+        move = feed + CORRECTION * (waypoint - self._tcp())
+        self.step(move / float(self.env.action_scale))
+
+    def _rest_offset(self) -> np.ndarray:
+        """Where the hand's target sits above the fingertips with nothing pulling: the hand's."""
+        return np.asarray(self.env.data.body("hand").xpos, dtype=float) - self._tcp()
+
+    def move_ee(self, pose: Pose, reached: float = REACHED) -> None:
         """Move the fingertips in a straight line to a pose (the gripper keeps pointing down)."""
         target = pose.position.as_array()
         self._check_reach(target)
@@ -333,30 +366,40 @@ class MetaWorldArm:
             raise UnreachablePoseError(
                 "that yaw", "the gripper's orientation is fixed on MetaWorld: give a Point"
             )
-        left = self._line(target)
+        left = self._line(target, reached)
         if left > 0.01:
             raise MotionError(
                 f"the gripper stopped {left * 1000:.0f} mm short of "
                 f"({target[0]:.3f}, {target[1]:.3f}, {target[2]:.3f}): something is in the way"
             )
 
-    def _fingers(self, command: float) -> None:
+    def _fingers(self, command: float, hold: np.ndarray | None = None) -> None:
+        """Open (-1) or close (+1) the fingers, steering the fingertips to ``hold`` meanwhile."""
         self.grip = command
         for _ in range(GRIP_STEPS):
-            self.step(np.zeros(3))
+            if hold is None:
+                self.step(np.zeros(3))
+            else:
+                self._steer(np.zeros(3), hold)
 
     def _approach(self, thing: Thing) -> np.ndarray:
-        """Open, go above the thing, descend onto its measured point: that point."""
+        """Open, go above the thing and come down onto its point (or as low as the fingers go).
+
+        Returns:
+            Where the fingertips came to rest, to hold them there while the fingers close.
+        """
         point = self._position(thing)
         top = float(self._box(thing)[1][2])
         self._fingers(-1.0)
         here = self._tcp()
         above = max(top + CLEARANCE, float(here[2]))
-        box = self.workspace()
-        for target in (np.array([here[0], here[1], above]), np.array([*point[:2], above]), point):
-            reachable = np.clip(target, box.low.as_array(), box.high.as_array())
-            self.move_ee(Pose(Point.of(reachable), DOWN))
-        return point
+        low, high = self.workspace().low.as_array(), self.workspace().high.as_array()
+        for target in (np.array([here[0], here[1], above]), np.array([*point[:2], above])):
+            self.move_ee(Pose(Point.of(np.clip(target, low, high)), DOWN))
+        # A small object's centre lies below where the fingertips can go (they meet the table):
+        # they come down as far as they can, and close there.
+        self._line(np.clip(point, low, high), GRASP_REACHED)
+        return self._tcp()
 
     def grasp(self, name: str) -> None:
         """Close the gripper on an object where it is, coming from above; nothing is lifted."""
@@ -364,10 +407,16 @@ class MetaWorldArm:
         if self.held is not None:
             raise GraspError(f"the gripper already holds '{self.held}': release it first")
         if thing.kind == "goal":
-            raise GraspError(f"'{name}' is a marker, not a thing to hold")
-        self._approach(thing)
-        self._fingers(1.0)
+            raise GraspError(f"'{name}' marks where to go: it is not a thing to hold")
+        # Closing, the fingers ride up on what they close on unless the hand presses down.
+        self._fingers(1.0, hold=self._approach(thing) - np.array([0.0, 0.0, PRESS]))
         self.held = name
+
+    def close_gripper(self) -> None:
+        """Close the empty fingers where they are, holding the fingertips still meanwhile."""
+        if self.held is not None:
+            raise GraspError(f"the gripper holds '{self.held}': release it first")
+        self._fingers(1.0, hold=self._tcp())
 
     def release(self) -> None:
         """Open the gripper and draw the fingertips up 5 cm, or as far as they go."""
@@ -378,6 +427,8 @@ class MetaWorldArm:
     def pick(self, name: str) -> None:
         """Grasp a free object and lift it 10 cm; a grasp that slips raises GraspError."""
         thing = self._thing(name)
+        if thing.kind == "goal":
+            raise GraspError(f"'{name}' marks where to go: it is not a thing to pick")
         if not thing.movable:
             raise GraspError(
                 f"'{name}' is a {thing.kind}, fixed to its part: use grasp() and push() to move it"
@@ -397,6 +448,9 @@ class MetaWorldArm:
         thing = self._thing(self.held)
         offset = self._tcp() - self._position(thing)
         target = pose.position.as_array() + offset
+        # Grasped low, the fingertips sit below the object's centre: on the table they can go
+        # no lower, and the object comes to rest on it all the same.
+        target[2] = max(target[2], self.workspace().low.z)
         above = np.array([target[0], target[1], max(target[2], float(self._tcp()[2]))])
         self.move_ee(Pose(Point.of(above), DOWN))
         self.move_ee(Pose(Point.of(target), DOWN))
@@ -420,5 +474,7 @@ class MetaWorldArm:
         start = self._tcp()
         box = self.workspace()
         target = np.clip(start + unit * distance, box.low.as_array(), box.high.as_array())
-        self._line(target)
+        # What is pushed holds the fingertips back: closing the last millimetres costs steps
+        # and buys nothing.
+        self._line(target, PUSH_REACHED)
         return float(np.dot(self._tcp() - start, unit))

@@ -128,12 +128,7 @@ TASKS: dict[str, Task] = {
         {"handle": "body:hdlprs"},
         "press the handle down",
     ),
-    "lever-pull": Task(
-        "lever-pull-v3",
-        (Thing("lever", "lever", "object", "lever_link1"), GOAL),
-        {"lever": "LeverAxis"},
-        "pull the lever up",
-    ),
+    "shelf-place": _puck("put the puck on the shelf, at the goal", "shelf-place-v3"),
     "dial-turn": Task(
         "dial-turn-v3",
         (Thing("dial", "dial", "object", "dial"), GOAL),

@@ -145,7 +145,7 @@ def test_a_missing_primitive_is_a_typed_error_naming_the_backends_with_it(
 def _arguments(primitive: str, sample: Sample) -> tuple[object, ...]:
     if primitive == "put_first_on_second":
         return sample.objects
-    if primitive in ("grasp", "joint_value"):
+    if primitive in ("grasp", "joint_axis", "joint_value"):
         return (sample.objects[0],)
     if primitive == "push":
         return (Point(0.0, 0.0, 1.0), 0.01)

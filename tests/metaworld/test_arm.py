@@ -1,0 +1,141 @@
+"""The MetaWorld primitives on real MetaWorld v3 environments: every test steps MuJoCo."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import lyra
+from envs.metaworld.arm import StepBudgetError
+from envs.metaworld.backend import MetaWorldBackend
+from lyra import api
+from lyra.backend import backend_spec
+from lyra.errors import GraspError, UnknownJointError, UnreachablePoseError
+from lyra.geometry import Point
+
+
+def test_move_ee_brings_the_fingertips_within_4_mm_on_every_seed(
+    backend: MetaWorldBackend,
+) -> None:
+    for seed in range(4):
+        backend.reset({"task": "reach"}, seed)
+        with lyra.use(backend):
+            goal = api.object_pose("goal").position
+            api.move_ee(goal)
+            assert api.ee_pose().position.distance_to(goal) <= 0.004
+
+
+def test_success_is_kept_now_and_at_any_step(backend: MetaWorldBackend) -> None:
+    backend.reset({"task": "reach"}, 0)
+    assert backend.world_state().signals == {"success": 0.0, "success_any": 0.0}
+    with lyra.use(backend):
+        goal = api.object_pose("goal").position
+        api.move_ee(goal)
+        assert backend.world_state().signals == {"success": 1.0, "success_any": 1.0}
+        api.move_ee(Point(goal.x - 0.1, goal.y - 0.1, goal.z + 0.1))
+    # MetaWorld's success is per step: it is gone now, but it held at some step.
+    assert backend.world_state().signals == {"success": 0.0, "success_any": 1.0}
+
+
+def test_seeds_lay_the_task_out_differently(backend: MetaWorldBackend) -> None:
+    places = []
+    for seed in (0, 1):
+        backend.reset({"task": "pick-place"}, seed)
+        places.append(backend.arm.object_pose("puck").position)
+    assert places[0].distance_to(places[1]) > 0.01
+
+
+def test_pick_lifts_the_puck_and_place_sets_it_down_where_asked(
+    backend: MetaWorldBackend,
+) -> None:
+    backend.reset({"task": "pick-place"}, 2)
+    with lyra.use(backend):
+        start = api.object_pose("puck").position
+        api.pick("puck")
+        assert api.held_object() == "puck"
+        assert api.object_pose("puck").position.z > start.z + 0.08
+        spot = Point(start.x + 0.08, start.y + 0.05, start.z)
+        api.place(spot)
+        assert api.held_object() is None
+        assert api.object_pose("puck").position.distance_to(spot) <= 0.01
+
+
+def test_a_push_against_the_drawers_end_stop_reports_how_far_it_got(
+    backend: MetaWorldBackend,
+) -> None:
+    backend.reset({"task": "drawer-open"}, 0)
+    with lyra.use(backend):
+        handle = api.object_pose("drawer_handle").position
+        api.move_ee(Point(handle.x, handle.y, handle.z + 0.1))
+        api.move_ee(handle)
+        assert api.joint_value("drawer_slide") == pytest.approx(0.0, abs=1e-6)
+        got = api.push(Point(0.0, -1.0, 0.0), 0.3)
+        # The drawer slides 20 cm at most: the push stops there instead of failing.
+        assert 0.17 < got < 0.26
+        assert api.joint_value("drawer_slide") == pytest.approx(-got, abs=0.035)
+        assert backend.world_state().signals["success_any"] == 1.0
+
+
+def test_joint_axes_are_the_models(backend: MetaWorldBackend) -> None:
+    backend.reset({"task": "door-open"}, 0)
+    with lyra.use(backend):
+        assert api.joint_names() == ["door_hinge"]
+        point, direction = api.joint_axis("door_hinge")
+        handle = api.object_pose("door_handle").position
+    assert (direction.x, direction.y, direction.z) == pytest.approx((0.0, 0.0, 1.0))
+    # The hinge is at the door's far edge, 38 cm from its handle.
+    assert math.hypot(handle.x - point.x, handle.y - point.y) == pytest.approx(0.38, abs=0.02)
+
+
+def test_close_gripper_closes_the_empty_fingers_and_release_opens_them(
+    backend: MetaWorldBackend,
+) -> None:
+    backend.reset({"task": "reach"}, 0)
+    opening = backend.arm.env._get_obs()[3]
+    with lyra.use(backend):
+        api.close_gripper()
+        closed = backend.arm.env._get_obs()[3]
+        api.release()
+    assert closed < opening - 0.5
+    assert backend.arm.env._get_obs()[3] > closed + 0.5
+
+
+def test_refusals_say_what_to_do(backend: MetaWorldBackend) -> None:
+    backend.reset({"task": "drawer-open"}, 0)
+    with lyra.use(backend):
+        with pytest.raises(GraspError) as fixed:
+            api.pick("drawer_handle")
+        with pytest.raises(GraspError) as marker:
+            api.grasp("goal")
+        with pytest.raises(UnreachablePoseError) as high:
+            api.move_ee(Point(0.0, 0.6, 0.9))
+        with pytest.raises(UnknownJointError) as joint:
+            api.joint_value("drawer")
+    assert str(fixed.value) == (
+        "'drawer_handle' is a handle, fixed to its part: use grasp() and push() to move it"
+    )
+    assert str(marker.value) == "'goal' marks where to go: it is not a thing to hold"
+    assert str(high.value) == (
+        "cannot reach (0.000, 0.600, 0.900): z must lie in [0.005, 0.455], the box the "
+        "fingertips reach"
+    )
+    assert str(joint.value) == (
+        "unknown joint 'drawer'. Did you mean 'drawer_slide'? Known joints: drawer_slide"
+    )
+
+
+def test_the_step_budget_is_the_scenes(backend: MetaWorldBackend) -> None:
+    backend.reset({"task": "reach", "steps": 30}, 0)
+    with lyra.use(backend), pytest.raises(StepBudgetError) as caught:
+        api.move_ee(api.object_pose("goal").position)
+    assert backend.arm.steps == 30
+    assert str(caught.value) == (
+        "the episode's 30 environment steps are used up (0.38 simulated seconds): "
+        "take fewer or shorter motions"
+    )
+
+
+def test_a_misspelt_task_gets_the_closest_name() -> None:
+    with pytest.raises(ValueError, match="Did you mean 'drawer-open'"):
+        backend_spec("metaworld").load_scene({"task": "drawer-opn"})
