@@ -93,6 +93,21 @@ class Sample:
 
 
 @dataclass(frozen=True)
+class PeerRun:
+    """One episode of a peer's policy (MetaWorld's scripted experts) on a scene and seed.
+
+    Attributes:
+        held: the task was done at the episode's end.
+        any_step: it was done at some step of the episode.
+        seconds: wall seconds the episode took.
+    """
+
+    held: bool
+    any_step: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
 class BackendSpec:
     """What a backend is, and where its parts are (``module:attribute`` strings, loaded lazily).
 
@@ -117,6 +132,9 @@ class BackendSpec:
         compatible: other backends whose learnt examples may be shown when planning here.
         must_let_go: whether a plan that ends holding an object has failed (on the tabletop it
             has put nothing anywhere; some of MetaWorld's goals are in the air).
+        peer: a function ``(scene, seed) -> PeerRun`` running another system's policy on the
+            same scene and seed, which ``lyra run`` shows beside lyra's; None if none.
+        peer_name: what the tables call that peer.
     """
 
     name: str
@@ -133,6 +151,8 @@ class BackendSpec:
     confinement: tuple[str, ...] = ()
     compatible: frozenset[str] = field(default_factory=frozenset)
     must_let_go: bool = True
+    peer: str | None = None
+    peer_name: str = ""
 
     def make(self, **kwargs: Any) -> Backend:
         """Build a new instance of the backend."""
@@ -181,6 +201,13 @@ class BackendSpec:
             return None
         names: list[str] = _load(self.layout)(scene, seed)
         return names
+
+    def run_peer(self, scene: BaseModel, seed: int) -> PeerRun | None:
+        """The peer's policy on a scene and seed; None when the backend has no peer."""
+        if self.peer is None:
+            return None
+        run: PeerRun = _load(self.peer)(scene, seed)
+        return run
 
     def sample_scene(self) -> Sample | None:
         """The backend's sample scene, if it ships one."""

@@ -45,6 +45,7 @@ class EpisodeResult:
         snapshot: the backend's snapshot of the final state.
         sim_seconds: simulated seconds the episode took, the final hold included.
         calls: how many times each primitive was called.
+        signals: the environment's own signals at the end (MetaWorld's ``success_any``).
     """
 
     seed: int
@@ -53,6 +54,7 @@ class EpisodeResult:
     snapshot: Snapshot
     sim_seconds: float = 0.0
     calls: Mapping[str, int] = field(default_factory=dict)
+    signals: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -131,10 +133,11 @@ def run_episode(
     )
     verdict = _judge(backend, result, check, hold_seconds)
     snapshot, sim_seconds = backend.snapshot(), backend.sim_time
+    signals = dict(backend.world_state().signals)
     if recorder is not None:
         backend.park()
         recorder.capture()
-    return EpisodeResult(seed, result, verdict, snapshot, sim_seconds, calls)
+    return EpisodeResult(seed, result, verdict, snapshot, sim_seconds, calls, signals)
 
 
 def _judge(backend: Backend, result: RunResult, check: Check | str, hold_seconds: float) -> Verdict:

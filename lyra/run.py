@@ -26,8 +26,24 @@ from lyra.workspace import Workspace
 
 
 @dataclass(frozen=True)
+class PeerRuns:
+    """A peer's policy (see :attr:`lyra.backend.BackendSpec.peer`) on the same seeds."""
+
+    name: str
+    held: int
+    any_step: int
+    median_seconds: float
+
+
+@dataclass(frozen=True)
 class TaskRuns:
-    """One task's stored plan run over several seeds."""
+    """One task's stored plan run over several seeds.
+
+    Attributes:
+        successes_any: runs whose environment said the task was done at some step (its
+            ``success_any`` signal); None where the backend gives no such signal.
+        peer: the backend's peer on the same seeds, where it has one.
+    """
 
     task: str
     runs: int
@@ -36,6 +52,8 @@ class TaskRuns:
     median_seconds: float
     failures: tuple[str, ...] = ()
     learnt: bool = True
+    successes_any: int | None = None
+    peer: PeerRuns | None = None
 
 
 def run_curriculum(
@@ -73,20 +91,39 @@ def run_curriculum(
                 )
                 for seed in range(seeds)
             ]
+            spec = task.spec()
             bar = Bar(seeds, task.id)
-            futures = [pool.submit(_run_seed, job) for job in jobs]
+            futures, peers = [], []
+            # The peer's episodes interleave with lyra's, so both see the same machine load.
+            for job in jobs:
+                futures.append(pool.submit(_run_seed, job))
+                if spec.peer is not None:
+                    peers.append(pool.submit(spec.run_peer, scene, job[3]))
             for future in as_completed(futures):
                 bar.step(future.result()[0])
             runs = [future.result() for future in futures]
-            failures = tuple(failure for ok, _, _, failure in runs if not ok)
+            failures = tuple(failure for ok, _, _, failure, _ in runs if not ok)
+            any_step = [anywhen for *_, anywhen in runs]
+            peer_runs = [future.result() for future in peers]
             rows.append(
                 TaskRuns(
                     task.id,
                     seeds,
                     seeds - len(failures),
-                    statistics.mean(calls for _, _, calls, _ in runs),
-                    statistics.median(seconds for _, seconds, _, _ in runs),
+                    statistics.mean(calls for _, _, calls, _, _ in runs),
+                    statistics.median(seconds for _, seconds, _, _, _ in runs),
                     failures,
+                    successes_any=(None if None in any_step else sum(bool(a) for a in any_step)),
+                    peer=(
+                        PeerRuns(
+                            spec.peer_name,
+                            sum(run.held for run in peer_runs if run is not None),
+                            sum(run.any_step for run in peer_runs if run is not None),
+                            statistics.median(run.seconds for run in peer_runs if run is not None),
+                        )
+                        if peer_runs
+                        else None
+                    ),
                 )
             )
             say(f"{task.id}: {rows[-1].successes}/{seeds}")
@@ -104,8 +141,13 @@ def run_curriculum(
 
 def _run_seed(
     job: tuple[str, Path, Any, int, str, list[dict[str, Any]], float],
-) -> tuple[bool, float, int, str]:
-    """Run a stored plan on one seed: success, wall seconds, primitive calls, what went wrong."""
+) -> tuple[bool, float, int, str, float | None]:
+    """Run a stored plan on one seed.
+
+    Returns:
+        Success, wall seconds, primitive calls, what went wrong, and the environment's success
+        at any step (None where it gives no such signal).
+    """
     backend_name, skills_dir, scene, seed, code, success, hold_seconds = job
     start = time.perf_counter()
     run = run_episode(
@@ -118,7 +160,13 @@ def _run_seed(
         hold_seconds=hold_seconds,
     )
     seconds = time.perf_counter() - start
-    return run.ok, seconds, run.result.primitive_calls, "" if run.ok else run.describe()
+    return (
+        run.ok,
+        seconds,
+        run.result.primitive_calls,
+        "" if run.ok else run.describe(),
+        run.signals.get("success_any"),
+    )
 
 
 def record_gif(backend: Backend, scene: Any, code: str, workspace: Workspace, path: Path) -> Path:

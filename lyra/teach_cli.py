@@ -317,37 +317,71 @@ def _check(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     target = Path(args.target)
+    if target.is_dir():
+        files = sorted(target.glob("*.yaml")) + sorted(target.glob("*.yml"))
+        if not files:
+            from lyra.errors import LyraError
+
+            raise LyraError(f"{target} holds no curriculum (*.yaml)")
+        return _run_curricula(files, args)
     if target.suffix in (".yaml", ".yml"):
         if not target.exists():
             from lyra.errors import LyraError
 
             raise LyraError(f"no such curriculum file: {target}")
-        return _run_curriculum(target, args)
+        return _run_curricula([target], args)
     return _run_instruction(args)
 
 
-def _run_curriculum(path: Path, args: argparse.Namespace) -> int:
+def _run_curricula(paths: list[Path], args: argparse.Namespace) -> int:
     from lyra.curriculum import load_curriculum
     from lyra.run import run_curriculum
     from lyra.workspace import find_workspace
 
-    curriculum = load_curriculum(path)
+    curricula = [load_curriculum(path) for path in paths]
     gif_dir = Path(args.gif) if args.gif else None
-    rows = run_curriculum(find_workspace(), curriculum, args.seeds, gif_dir, workers=args.workers)
-    width = max(24, *(len(row.task) for row in rows))
-    print(f"\n{'task':<{width}} {'success':>9} {'mean primitives':>16} {'s per run':>10}")
-    for row in rows:
-        if not row.learnt:
-            print(f"{row.task:<{width}} {'not learnt yet':>9}")
-            continue
-        print(
-            f"{row.task:<{width}} {row.successes:>4}/{row.runs:<4} {row.mean_primitives:>16.1f} "
-            f"{row.median_seconds:>10.2f}"
-        )
-        for failure in row.failures[:3]:
-            print(f"  {failure}")
+    workspace = find_workspace()
+    rows = [
+        row
+        for curriculum in curricula
+        for row in run_curriculum(workspace, curriculum, args.seeds, gif_dir, workers=args.workers)
+    ]
+    print()
+    for line in _runs_table(rows):
+        print(line)
     learnt = [r for r in rows if r.learnt]
     return 0 if learnt and all(r.successes == r.runs for r in learnt) else 1
+
+
+def _runs_table(rows: list[Any]) -> list[str]:
+    """The success table: a column for success at any step, and the peer's, where there are."""
+    width = max(24, *(len(row.task) for row in rows))
+    anywhen = any(row.successes_any is not None for row in rows)
+    peer = next((row.peer.name for row in rows if row.peer is not None), "")
+    head = f"{'task':<{width}} {'success':>9}"
+    head += f" {'any step':>9}" if anywhen else ""
+    head += f" {'mean primitives':>16} {'s per run':>10}"
+    head += f"   {'peer: success':>13} {'any step':>9} {'s per run':>10}" if peer else ""
+    lines = [head]
+    for row in rows:
+        if not row.learnt:
+            lines.append(f"{row.task:<{width}} {'not learnt yet':>9}")
+            continue
+        line = f"{row.task:<{width}} {row.successes:>4}/{row.runs:<4}"
+        if anywhen:
+            got = "" if row.successes_any is None else f"{row.successes_any}/{row.runs}"
+            line += f" {got:>9}"
+        line += f" {row.mean_primitives:>16.1f} {row.median_seconds:>10.2f}"
+        if row.peer is not None:
+            line += (
+                f"   {f'{row.peer.held}/{row.runs}':>13} {f'{row.peer.any_step}/{row.runs}':>9}"
+                f" {row.peer.median_seconds:>10.2f}"
+            )
+        lines.append(line)
+        lines += [f"  {failure}" for failure in row.failures[:3]]
+    if peer:
+        lines.append(f"peer: {peer}, on the same seeds in the same run")
+    return lines
 
 
 def _run_instruction(args: argparse.Namespace) -> int:

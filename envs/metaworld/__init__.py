@@ -19,4 +19,6 @@ SPEC = BackendSpec(
     layout="envs.metaworld.scene:object_names",
     tolerance=0.01,
     must_let_go=False,
+    peer="envs.metaworld.peer:run_expert",
+    peer_name="MetaWorld's scripted expert",
 )

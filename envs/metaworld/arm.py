@@ -43,7 +43,6 @@ GRASP_REACHED = 0.001  # and this close where they close on something
 PUSH_REACHED = 0.005  # and this close at the end of a push
 PRESS = 0.015  # how far below where they came down the fingertips are steered while closing
 SETTLE_STEPS = 60  # steps a motion may take to close the last gap
-SLACK_STEPS = 5  # steps to bring the hand's target back to a blocked hand
 GRIP_STEPS = 25  # steps to close or open the fingers (measured: 20 close on a 3 cm peg)
 CORRECTION = 0.3  # share of the fingertips' error the hand's target moves by, each step
 FOLLOW = 0.02  # the waypoint waits while the fingertips are this far behind it
@@ -107,6 +106,9 @@ class MetaWorldArm:
         env.seeded_rand_vec = True
         env._set_task_called = True
         env._partially_observable = False
+        # The observation bounds were computed (and cached) with the goal hidden: recompute,
+        # or every step's observation clips the goal to zeros.
+        env.__dict__.pop("sawyer_observation_space", None)
         env.max_path_length = 10**9
         return env
 
@@ -325,8 +327,8 @@ class MetaWorldArm:
         Each step moves the hand's target with the waypoint and by a share of the fingertips'
         error (the weld that pulls the hand sags by up to 5 cm with the arm stretched out, so
         no fixed lead would do). The waypoint waits while the fingertips are ``FOLLOW`` behind
-        it; when they stay behind ``BLOCKED_STEPS`` steps, something blocks them: the hand's
-        target comes back to them and the motion ends where they are.
+        it; when they stay behind ``BLOCKED_STEPS`` steps, something blocks them and the motion
+        ends where they are.
         """
         start = self._tcp()
         count = max(1, math.ceil(float(np.linalg.norm(target - start)) / STEP_SPEED))
@@ -337,9 +339,8 @@ class MetaWorldArm:
             else:
                 behind += 1
             if behind > BLOCKED_STEPS:
-                offset = self._rest_offset()
-                for _ in range(SLACK_STEPS):
-                    self._toward(self._tcp() + offset)
+                # The hand's target stays where it got to: the fingers keep pressing on what
+                # stopped them (a button springs back up when they let go).
                 return float(np.linalg.norm(target - self._tcp()))
             previous, waypoint = waypoint, start + (target - start) * (done / count)
             self._steer(waypoint - previous, waypoint)
