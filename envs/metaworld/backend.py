@@ -14,12 +14,11 @@ from typing import Any
 import numpy as np
 
 from envs.metaworld import SPEC
-from envs.metaworld.arm import CLEARANCE, MetaWorldArm
+from envs.metaworld.arm import MetaWorldArm
 from envs.metaworld.scene import MetaWorldScene
 from lyra.backend import Snapshot
 from lyra.embodiment import WorldState
 from lyra.errors import LyraError
-from lyra.geometry import Point
 
 POSITION_TOLERANCE = 0.01
 JOINT_TOLERANCE = 0.02
@@ -151,9 +150,12 @@ class MetaWorldBackend:
         self._renderer = None
 
     def park(self) -> None:
-        """Draw the empty hand up 5 cm, as far as it goes; a held object stays held."""
-        if self.arm.env is not None and self.arm.held is None:
-            self.arm.push(Point(0.0, 0.0, 1.0), CLEARANCE)
+        """Leave the arm where the plan left it.
+
+        MetaWorld's success is about what the robot does, some of it only while it keeps doing
+        it (a button stays down while pressed, a puck stays at a goal in the air while held):
+        moving the arm away would undo tasks that are done.
+        """
 
     def stop(self) -> None:
         """Preempt the running motion at its next step."""
