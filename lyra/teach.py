@@ -27,6 +27,7 @@ import yaml
 from pydantic import ValidationError
 
 from lyra import lock
+from lyra.api import PRIMITIVES
 from lyra.backend import Backend, make
 from lyra.check import check_example
 from lyra.curriculum import (
@@ -46,7 +47,7 @@ from lyra.library.edit import Patch, stage_answer, stage_new_skill
 from lyra.library.errors import EditError
 from lyra.library.history import git_head
 from lyra.library.parse import parse_library
-from lyra.library.tree import SkillTree
+from lyra.library.tree import SkillTree, runnable
 from lyra.llm import Completion, Message, Provider
 from lyra.memory.retrieval import ExampleHit
 from lyra.memory.store import Memory
@@ -539,7 +540,12 @@ class Learner:
         existing = library.records.get(skill)
         if existing is not None:
             return existing.header
-        known = "\n\n".join(r.header for r in library) or "(none yet)"
+        # Style examples the backend can run: a tabletop skill teaches MetaWorld the wrong frame.
+        usable = runnable(
+            {r.name: (r.calls_primitives, r.calls_skills) for r in library},
+            set(PRIMITIVES) - set(task.spec().capabilities),
+        )
+        known = "\n\n".join(r.header for r in library if r.name in usable) or "(none yet)"
         prompt = render(
             "skill_parser",
             task.prompt_pack(),

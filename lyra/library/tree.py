@@ -7,7 +7,7 @@ primitives sit on the bottom row and every skill sits one row above the highest 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -19,6 +19,31 @@ _BOX_H = 28
 _ROW_H = 90
 _GAP = 24
 _MARGIN = 20
+
+
+def runnable(
+    calls: Mapping[str, tuple[Sequence[str], Sequence[str]]], lacking: Collection[str]
+) -> set[str]:
+    """The skills a backend lacking some primitives can still run.
+
+    Args:
+        calls: for each skill, (the names it imports from lyra.api, the skills it imports).
+        lacking: the primitives the backend does not have.
+
+    Returns:
+        The skills that call none of them, directly or through the skills they call (a skill
+        calling one that is not in ``calls`` cannot run either).
+    """
+    unusable = {name for name, (primitives, _) in calls.items() if set(lacking) & set(primitives)}
+    while True:
+        more = {
+            name
+            for name, (_, skills) in calls.items()
+            if name not in unusable and any(c in unusable or c not in calls for c in skills)
+        }
+        if not more:
+            return set(calls) - unusable
+        unusable |= more
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from lyra.examples import Example, example_paths, iter_examples
 from lyra.files import write_atomic
 from lyra.library import SkillRecord
 from lyra.library.parse import parse_library, skill_paths
+from lyra.library.tree import runnable
 from lyra.memory.embedders import Embedder, EmbedderConfig, describe, make_embedder
 from lyra.memory.errors import EmbedderMismatchError, EmbedderUnavailableError
 from lyra.memory.records import ExampleRow, SkillRow, with_vector
@@ -364,22 +365,10 @@ class Memory:
             .limit(max(1, table.count_rows()))
             .to_list()
         )
-        uses = {row["name"]: row for row in rows}
+        calls = {row["name"]: (row["calls_primitives"], row["calls_skills"]) for row in rows}
         # The value types (Point, Pose) come from lyra.api too; only primitives can be missing.
-        lacking = set(PRIMITIVES) - set(capabilities)
-        unusable = {name for name, row in uses.items() if lacking & set(row["calls_primitives"])}
-        # Then every skill that calls one of those (or a skill that is not there), until none.
-        while True:
-            more = {
-                name
-                for name, row in uses.items()
-                if name not in unusable
-                and any(c in unusable or c not in uses for c in row["calls_skills"])
-            }
-            if not more:
-                break
-            unusable |= more
-        return set(uses) - unusable if unusable else None
+        usable = runnable(calls, set(PRIMITIVES) - set(capabilities))
+        return usable if usable != set(calls) else None
 
     def _example_filter(self, backends: Collection[str] | None) -> str | None:
         """The filter that keeps the examples of these backends; None when none would go."""

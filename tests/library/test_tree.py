@@ -6,7 +6,7 @@ import pytest
 
 from lyra.library.errors import UnknownSkillError
 from lyra.library.parse import parse_library
-from lyra.library.tree import SkillTree
+from lyra.library.tree import SkillTree, runnable
 from lyra.workspace import Workspace
 
 TWO_TOWERS = '''\
@@ -64,3 +64,15 @@ def test_svg_and_html(tree: SkillTree) -> None:
     assert html.startswith("<!DOCTYPE html>")
     assert svg in html
     assert "<li><b>stack</b>: Stack blocks into a tower, first block at the bottom.</li>" in html
+
+
+def test_runnable_drops_skills_that_reach_a_missing_primitive_through_others() -> None:
+    calls = {
+        "put_on": (["put_first_on_second"], []),
+        "stack_tower": (["object_pose"], ["put_on"]),
+        "reach": (["move_ee", "Point"], []),
+        "carry_to": (["pick", "move_ee"], ["reach"]),
+        "orphan": (["move_ee"], ["gone"]),
+    }
+    assert runnable(calls, {"put_first_on_second"}) == {"reach", "carry_to"}
+    assert runnable(calls, set()) == {"put_on", "stack_tower", "reach", "carry_to"}
