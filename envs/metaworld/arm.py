@@ -454,7 +454,9 @@ class MetaWorldArm:
         target[2] = max(target[2], self.workspace().low.z)
         above = np.array([target[0], target[1], max(target[2], float(self._tcp()[2]))])
         self.move_ee(Pose(Point.of(above), DOWN))
-        self.move_ee(Pose(Point.of(target), DOWN))
+        # Coming down, the object may meet the table (or what it is set on) a little before its
+        # point reaches the target: it is put down where it comes to rest.
+        self._line(target)
         self.release()
 
     def put_first_on_second(self, obj: str, target: str | Pose, yaw: float | None) -> None:
