@@ -80,8 +80,24 @@ def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
     assert sum(o.rounds > 1 for o in outcomes) >= 1  # at least one correction round
     assert sum(o.regression_checks for o in outcomes) >= 1  # the extension re-checked a tower
     grown = {p.name: p.read_bytes() for p in sorted(workspace.skills_dir.glob("*.py"))}
-    reference = {p.name: p.read_bytes() for p in sorted((REPO / "skills").glob("*.py"))}
-    assert grown == reference
+    assert grown == reference_skills("ravens")
     grown_examples = {e.id: e.code for _, e in iter_examples(workspace.examples_dir)}
-    reference_examples = {e.id: e.code for _, e in iter_examples(REPO / "examples")}
-    assert grown_examples == reference_examples
+    assert grown_examples == reference_examples("ravens")
+
+
+def reference_skills(backend: str) -> dict[str, bytes]:
+    """The shipped skill modules that a backend's curricula created (and ``__init__.py``)."""
+    created = {"__init__"} | {
+        task.skill.name
+        for path in sorted((REPO / "curricula" / backend).glob("*.yaml"))
+        for task in load_curriculum(path).tasks
+        if task.skill is not None and task.skill.new
+    }
+    return {
+        p.name: p.read_bytes() for p in sorted((REPO / "skills").glob("*.py")) if p.stem in created
+    }
+
+
+def reference_examples(backend: str) -> dict[str, str]:
+    """The shipped examples learnt on a backend, by id: their code."""
+    return {e.id: e.code for _, e in iter_examples(REPO / "examples") if e.backend == backend}

@@ -149,3 +149,15 @@ def test_metaworlds_experts_run_on_lyras_seeds() -> None:
     # handle-press's expert presses on past the goal: done at some step, not at the end.
     run = spec.run_peer(spec.load_scene({"task": "handle-press"}), 0)
     assert run is not None and (run.held, run.any_step) == (False, True)
+
+
+def test_done_says_how_far_the_task_is_from_counting_as_done(backend: MetaWorldBackend) -> None:
+    from envs.metaworld.predicates import done
+
+    backend.reset({"task": "drawer-open"}, 0)
+    verdict = done(backend.world_state())
+    assert not verdict.ok
+    assert verdict.reason == (
+        "MetaWorld does not count the task as done: 'drawer_handle' is at (-0.097, 0.730, "
+        "0.090), 190.0 mm from the goal (-0.097, 0.540, 0.090)"
+    )
