@@ -177,7 +177,10 @@ class MetaWorldArm:
     def _position(self, thing: Thing) -> np.ndarray:
         env = self.env
         if thing.where == "goal":
-            return np.asarray(env._target_pos, dtype=float).copy()
+            goal = np.asarray(env._target_pos, dtype=float).copy()
+            if self.task is not None and self.task.goal_z is not None:
+                goal[2] = self.task.goal_z
+            return goal
         if thing.where.startswith("site:"):
             return np.asarray(env.data.site(thing.where[5:]).xpos, dtype=float).copy()
         return np.asarray(env._get_pos_objects()[:3], dtype=float).copy()
