@@ -188,8 +188,14 @@ class MetaWorldArm:
     def _orientation(self, thing: Thing) -> tuple[float, float, float, float]:
         if thing.body is None:
             return (0.0, 0.0, 0.0, 1.0)
-        w, x, y, z = (float(v) for v in self.env.data.body(thing.body).xquat)
+        w, x, y, z = (float(v) for v in self.env.data.xquat[self._body_id(thing.body)])
         return (x, y, z, w)
+
+    def _body_id(self, body: str) -> int:
+        model = self.env.model
+        if body.startswith("geom:"):
+            return int(model.geom_bodyid[model.geom(body[5:]).id])
+        return int(model.body(body).id)
 
     def _box(self, thing: Thing) -> tuple[np.ndarray, np.ndarray]:
         """The world-aligned box around the geoms of the thing's body and the bodies below it."""
@@ -198,7 +204,7 @@ class MetaWorldArm:
             half = np.array([MARKER.x, MARKER.y, MARKER.z]) / 2
             return centre - half, centre + half
         model, data = self.env.model, self.env.data
-        root = model.body(thing.body).id
+        root = self._body_id(thing.body)
         corners = []
         for geom in range(model.ngeom):
             body = int(model.geom_bodyid[geom])

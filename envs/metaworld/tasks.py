@@ -21,7 +21,8 @@ class Thing:
         kind: its kind, as ``object_names(kind=...)`` filters.
         where: ``"object"`` (MetaWorld's first object slot: the point its success rule
             measures), ``"goal"`` (the task's target point) or ``"site:NAME"``.
-        body: the MuJoCo body whose subtree bounds it; None: a marker with no extent.
+        body: the MuJoCo body whose subtree bounds it (``geom:NAME``: the body holding that
+            geom); None: a marker with no extent.
         movable: whether ``pick`` may lift it (handles and buttons are fixed to their parts).
     """
 
@@ -128,7 +129,7 @@ TASKS: dict[str, Task] = {
     ),
     "handle-press": Task(
         "handle-press-v3",
-        (Thing("handle", "handle", "object", "hdlprs"), GOAL),
+        (Thing("handle", "handle", "object", "handle_link"), GOAL),
         {"handle": "body:hdlprs"},
         "press the handle down",
     ),
@@ -141,7 +142,7 @@ TASKS: dict[str, Task] = {
     ),
     "plate-slide": Task(
         "plate-slide-v3",
-        (Thing("plate", "plate", "object", "puck_goal", movable=True), GOAL),
+        (Thing("plate", "plate", "object", "geom:puck", movable=True), GOAL),
         {},
         "slide the plate into the goal",
     ),
