@@ -47,6 +47,8 @@ GRIP_STEPS = 25  # steps to close or open the fingers (measured: 20 close on a 3
 CORRECTION = 0.3  # share of the fingertips' error the hand's target moves by, each step
 FOLLOW = 0.02  # the waypoint waits while the fingertips are this far behind it
 BLOCKED_STEPS = 10  # steps behind in a row: something blocks the fingertips
+PRESS_LEAD = 0.01  # how far past a blocked hand its target stays, pressing on
+UNWIND_STEPS = 6  # steps to bring a wound-up target back to that (at most 1 cm a step)
 CLEARANCE = 0.05  # above an object's top before descending onto it
 MARKER = Size(0.02, 0.02, 0.02)  # the extent reported for a goal, which has none
 
@@ -340,6 +342,8 @@ class MetaWorldArm:
         ends where they are.
         """
         start = self._tcp()
+        # How far the hand's target sits from the hand when nothing but gravity pulls on it.
+        sag = self._mocap() - self._hand()
         count = max(1, math.ceil(float(np.linalg.norm(target - start)) / STEP_SPEED))
         done, behind, waypoint = 0, 0, start
         while done < count:
@@ -348,8 +352,13 @@ class MetaWorldArm:
             else:
                 behind += 1
             if behind > BLOCKED_STEPS:
-                # The hand's target stays where it got to: the fingers keep pressing on what
-                # stopped them (a button springs back up when they let go).
+                # The fingers keep pressing on what stopped them (a button let go springs back
+                # up), but no harder than PRESS_LEAD: a target wound up further would hold the
+                # next motion back.
+                direction = (target - start) / float(np.linalg.norm(target - start))
+                pressing = self._hand() + sag + PRESS_LEAD * direction
+                for _ in range(UNWIND_STEPS):
+                    self._toward(pressing)
                 return float(np.linalg.norm(target - self._tcp()))
             previous, waypoint = waypoint, start + (target - start) * (done / count)
             self._steer(waypoint - previous, waypoint)
@@ -363,6 +372,9 @@ class MetaWorldArm:
         """One step: the hand's target moves by ``feed`` and a share of the fingertips' error."""
         move = feed + CORRECTION * (waypoint - self._tcp())
         self.step(move / float(self.env.action_scale))
+
+    def _hand(self) -> np.ndarray:
+        return np.asarray(self.env.data.body("hand").xpos, dtype=float).copy()
 
     def _rest_offset(self) -> np.ndarray:
         """Where the hand's target sits above the fingertips with nothing pulling: the hand's."""

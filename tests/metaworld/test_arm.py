@@ -161,3 +161,18 @@ def test_done_says_how_far_the_task_is_from_counting_as_done(backend: MetaWorldB
         "MetaWorld does not count the task as done: 'drawer_handle' is at (-0.097, 0.730, "
         "0.090), 190.0 mm from the goal (-0.097, 0.540, 0.090)"
     )
+
+
+def test_a_motion_right_after_a_blocked_push_moves(backend: MetaWorldBackend) -> None:
+    backend.reset({"task": "drawer-close"}, 0)
+    with lyra.use(backend):
+        handle = api.object_pose("drawer_handle").position
+        api.close_gripper()
+        api.move_ee(Point(handle.x, handle.y - 0.05, handle.z + 0.1))
+        api.move_ee(Point(handle.x, handle.y - 0.05, handle.z))
+        # The drawer closes 15 cm and stops the fingers; they keep pressing on it.
+        assert api.push(Point(0.0, 1.0, 0.0), 0.3) < 0.27
+        assert backend.world_state().signals["success"] == 1.0
+        back = api.ee_pose().position.y - 0.05
+        api.move_ee(Point(handle.x, back, handle.z))
+        assert api.ee_pose().position.y == pytest.approx(back, abs=0.004)
