@@ -15,7 +15,13 @@ def _move_if_needed(point: Point, tolerance: float = 1e-4) -> None:
         move_ee(point)
 
 
-def carry_to(obj: str, target: str) -> None:
+def carry_to(
+    obj: str,
+    target: str,
+    *,
+    clearance: float = 0.0,
+    entry_distance: float = 0.0,
+) -> None:
     """Pick an object up and carry it so that its centre is held at another object's centre, without letting go.
 
     Args:
@@ -27,7 +33,20 @@ def carry_to(obj: str, target: str) -> None:
             example the goal, which may float above the table). The centre of obj ends
             up at the centre of target as object_pose() gives it when the skill starts,
             x, y and z alike. obj is left held in the closed gripper there, not released.
+        clearance: extra height in metres above the target at which obj is brought in,
+            before it is lowered straight down onto the target, for example so that it
+            clears the front edge of a shelf. The default, 0, brings it in at the
+            target's own height (or higher, if it is already carried higher).
+        entry_distance: distance in metres in front of the target (towards the robot,
+            along -y) from which obj is moved straight in along +y, as into a shelf or
+            cupboard open towards the robot. obj is first brought to that point and set
+            to the entry height (the target's height plus clearance) there, so nothing
+            above the opening is crossed. The default, 0, carries obj straight across
+            to the target.
     """
+    if clearance < 0.0 or entry_distance < 0.0:
+        raise ValueError("clearance and entry_distance must not be negative")
+
     goal = object_pose(target).position
 
     held = held_object()
@@ -46,9 +65,14 @@ def carry_to(obj: str, target: str) -> None:
     # Fingertip position that puts obj's centre on the goal.
     dest = Point(goal.x - offset[0], goal.y - offset[1], goal.z - offset[2])
 
-    # Travel at a height clear of the scene: rise first if needed, cross over,
-    # then go straight down (or up) onto the goal.
-    travel_z = max(tip.z, dest.z)
+    # Travel at a height clear of the scene: rise first if needed, cross over to the
+    # entry point (in front of the target, or above it), set the entry height there,
+    # move straight in, then go straight down (or up) onto the goal.
+    entry_z = dest.z + clearance
+    travel_z = max(tip.z, entry_z)
+    front = Point(dest.x, dest.y - entry_distance, travel_z)
     _move_if_needed(Point(tip.x, tip.y, travel_z))
-    _move_if_needed(Point(dest.x, dest.y, travel_z))
+    _move_if_needed(front)
+    _move_if_needed(Point(front.x, front.y, entry_z))
+    _move_if_needed(Point(dest.x, dest.y, entry_z))
     _move_if_needed(dest)
