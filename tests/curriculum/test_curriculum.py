@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from envs.ravens.scene import layout
 from lyra.curriculum import (
     CurriculumError,
     Progress,
@@ -180,7 +179,7 @@ def test_every_problem_is_reported(tmp_path: Path) -> None:
     )
     path = write(tmp_path, text)
     assert error_of(path).splitlines() == [
-        f"{path}:2: backend: no backend named 'mujoco'; registered backends: ravens",
+        f"{path}:2: backend: no backend named 'mujoco'; registered backends: metaworld, ravens",
         f"{path}:12: tasks.0.seeds.0: Input should be a valid integer, unable to parse string "
         "as an integer",
     ]
@@ -255,24 +254,9 @@ def test_shipped_curricula_load_and_lay_out_for_every_seed() -> None:
         if task.scene is None:
             continue
         for seed in task.seeds:
-            names = {placed.name for placed in layout(task.scene, seed)}
-            assert names >= _named_objects(task.success), task.id
-
-
-def _named_objects(success: list[dict[str, object]]) -> set[str]:
-    """Object names a success spec mentions (values ending in _block, _zone, or block_N)."""
-    names: set[str] = set()
-    for item in success:
-        for args in item.values():
-            values = (
-                args.values()
-                if isinstance(args, dict)
-                else args
-                if isinstance(args, list)
-                else [args]
-            )
-            names.update(v for v in values if isinstance(v, str))
-    return names
+            names = set(task.spec().scene_objects(task.scene, seed) or [])
+            # The objects its predicates name (a joint, as joint_value's, is not one).
+            assert names >= task.predicate().objects, task.id
 
 
 # -- malformed curricula: each refused at load, naming file, line and field ----------------
@@ -337,12 +321,12 @@ MALFORMED = {
     "unregistered_backend": (
         "backend: ravens",
         "backend: kitchen",
-        "{path}:2: backend: no backend named 'kitchen'; registered backends: ravens",
+        "{path}:2: backend: no backend named 'kitchen'; registered backends: metaworld, ravens",
     ),
     "unregistered_task_backend": (
         "  - id: tower\n",
         "  - id: tower\n    backend: fr3\n",
-        "{path}:16: tasks.1.backend: no backend named 'fr3'; registered backends: ravens",
+        "{path}:16: tasks.1.backend: no backend named 'fr3'; registered backends: metaworld, ravens",
     ),
     "scene_that_cannot_be_laid_out": (
         "        - {type: block, color: blue}",
