@@ -104,7 +104,7 @@ def run_curriculum(
             runs = [future.result() for future in futures]
             failures = tuple(failure for ok, _, _, failure, _ in runs if not ok)
             any_step = [anywhen for *_, anywhen in runs]
-            peer_runs = [future.result() for future in peers]
+            peer_runs = [run for future in peers if (run := future.result()) is not None]
             rows.append(
                 TaskRuns(
                     task.id,
@@ -117,9 +117,9 @@ def run_curriculum(
                     peer=(
                         PeerRuns(
                             spec.peer_name,
-                            sum(run.held for run in peer_runs if run is not None),
-                            sum(run.any_step for run in peer_runs if run is not None),
-                            statistics.median(run.seconds for run in peer_runs if run is not None),
+                            sum(run.held for run in peer_runs),
+                            sum(run.any_step for run in peer_runs),
+                            statistics.median(run.seconds for run in peer_runs),
                         )
                         if peer_runs
                         else None

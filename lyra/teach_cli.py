@@ -12,7 +12,10 @@ import contextlib
 import time
 from concurrent.futures import as_completed
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lyra.curriculum import Curriculum
 
 TEACHERS = ("scripted", "human", "llm")
 
@@ -316,29 +319,26 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from lyra.curriculum import load_curricula, load_curriculum
+    from lyra.errors import LyraError
+
     target = Path(args.target)
     if target.is_dir():
-        files = sorted(target.glob("*.yaml")) + sorted(target.glob("*.yml"))
-        if not files:
-            from lyra.errors import LyraError
-
+        curricula = load_curricula(target)
+        if not curricula:
             raise LyraError(f"{target} holds no curriculum (*.yaml)")
-        return _run_curricula(files, args)
+        return _run_curricula(curricula, args)
     if target.suffix in (".yaml", ".yml"):
         if not target.exists():
-            from lyra.errors import LyraError
-
             raise LyraError(f"no such curriculum file: {target}")
-        return _run_curricula([target], args)
+        return _run_curricula([load_curriculum(target)], args)
     return _run_instruction(args)
 
 
-def _run_curricula(paths: list[Path], args: argparse.Namespace) -> int:
-    from lyra.curriculum import load_curriculum
+def _run_curricula(curricula: list[Curriculum], args: argparse.Namespace) -> int:
     from lyra.run import run_curriculum
     from lyra.workspace import find_workspace
 
-    curricula = [load_curriculum(path) for path in paths]
     gif_dir = Path(args.gif) if args.gif else None
     workspace = find_workspace()
     rows = [

@@ -99,6 +99,22 @@ def reference_skills(backend: str) -> dict[str, bytes]:
     }
 
 
+def ravens_workspace(root: Path) -> Workspace:
+    """A workspace at ``root`` holding the shipped Ravens library and its examples alone.
+
+    The MetaWorld sessions and the plan session were recorded on it; MetaWorld's skills that
+    use only the tabletop's primitives would otherwise be offered too.
+    """
+    (root / "skills").mkdir()
+    (root / "examples").mkdir()
+    for module, text in reference_skills("ravens").items():
+        (root / "skills" / module).write_bytes(text)
+    for path, example in iter_examples(REPO / "examples"):
+        if example.backend == "ravens":
+            shutil.copy(path, root / "examples" / path.name)
+    return Workspace(root)
+
+
 def reference_examples(backend: str) -> dict[str, str]:
     """The shipped examples learnt on a backend, by id: their code."""
     return {e.id: e.code for _, e in iter_examples(REPO / "examples") if e.backend == backend}
@@ -140,14 +156,7 @@ RECORDED = {
 @pytest.mark.parametrize("name", ["objects", "articulated"])
 def test_replay_regrows_the_metaworld_skills(tmp_path: Path, name: str) -> None:
     # Each MetaWorld curriculum was recorded in a workspace holding the Ravens library.
-    (tmp_path / "skills").mkdir()
-    (tmp_path / "examples").mkdir()
-    for module, text in reference_skills("ravens").items():
-        (tmp_path / "skills" / module).write_bytes(text)
-    for path, example in iter_examples(REPO / "examples"):
-        if example.backend == "ravens":
-            shutil.copy(path, tmp_path / "examples" / path.name)
-    workspace = Workspace(tmp_path)
+    workspace = ravens_workspace(tmp_path)
     curriculum = load_curriculum(METAWORLD / f"{name}.yaml")
     learner = Learner(
         workspace,

@@ -9,7 +9,7 @@ from envs.ravens.predicates import stacked
 from envs.ravens.scene import load_scene
 from lyra.cli import main
 from lyra.curriculum import Progress
-from lyra.examples import iter_examples, load_example
+from lyra.examples import load_example
 from lyra.library.parse import parse_library
 from lyra.llm import Completion
 from lyra.memory import minilm
@@ -426,20 +426,10 @@ TOWER_AND_NEIGHBOUR = (
 
 @pytest.fixture
 def ravens_learnt(tmp_path: Path) -> Workspace:
-    """The workspace the plan session was recorded in: the Ravens library and its examples.
+    """The workspace the plan session was recorded in: the Ravens library and its examples."""
+    from tests.test_replay import ravens_workspace
 
-    MetaWorld's skills that use only the primitives the tabletop has would be offered too.
-    """
-    from tests.test_replay import reference_skills
-
-    (tmp_path / "skills").mkdir()
-    (tmp_path / "examples").mkdir()
-    for module, text in reference_skills("ravens").items():
-        (tmp_path / "skills" / module).write_bytes(text)
-    for path, example in iter_examples(REPO / "examples"):
-        if example.backend == "ravens":
-            shutil.copy(path, tmp_path / "examples" / path.name)
-    return Workspace(tmp_path)
+    return ravens_workspace(tmp_path)
 
 
 @pytest.mark.skipif(

@@ -378,7 +378,7 @@ class MetaWorldArm:
 
     def _rest_offset(self) -> np.ndarray:
         """Where the hand's target sits above the fingertips with nothing pulling: the hand's."""
-        return np.asarray(self.env.data.body("hand").xpos, dtype=float) - self._tcp()
+        return self._hand() - self._tcp()
 
     def move_ee(self, pose: Pose, reached: float = REACHED) -> None:
         """Move the fingertips in a straight line to a pose (the gripper keeps pointing down)."""
