@@ -40,6 +40,7 @@ __all__ = [
     "put_first_on_second",
     "relative_point",
     "release",
+    "turn",
     "workspace",
     "world_state",
 ]
@@ -234,6 +235,22 @@ def push(direction: Point, distance: float) -> float:
     return _articulated("push").push(direction, distance)
 
 
+def turn(angle_deg: float) -> float:
+    """Turn the gripper about the direction it points, the fingertips staying where they are.
+
+    What the fingers hold turns with them: a knob taken with grasp() turns about its own axis
+    (a stiff knob may slip in the fingers: read its joint_value() to see how far it went).
+
+    Args:
+        angle_deg: how far, in degrees; positive turns clockwise as seen from behind the
+            gripper, looking where it points.
+
+    Returns:
+        How far the gripper turned, in degrees.
+    """
+    return _articulated("turn").turn(angle_deg)
+
+
 def joint_names() -> list[str]:
     """List the articulated objects' joints (a drawer's slide, a door's hinge), sorted by name."""
     return _articulated("joint_names").joint_names()
@@ -273,9 +290,28 @@ def _articulated(primitive: str) -> Articulated:
 PRIMITIVES = tuple(name for name in __all__ if name[0].islower())
 # The primitives of articulated objects and a two-finger gripper, which the tabletop lacks.
 ARTICULATION = frozenset(
-    {"close_gripper", "grasp", "release", "push", "joint_axis", "joint_names", "joint_value"}
+    {
+        "close_gripper",
+        "grasp",
+        "release",
+        "push",
+        "turn",
+        "joint_axis",
+        "joint_names",
+        "joint_value",
+    }
 )
 # The primitives that move the robot (a recording takes a frame after each).
 ACTIONS = frozenset(
-    {"move_ee", "pick", "place", "put_first_on_second", "close_gripper", "grasp", "release", "push"}
+    {
+        "move_ee",
+        "pick",
+        "place",
+        "put_first_on_second",
+        "close_gripper",
+        "grasp",
+        "release",
+        "push",
+        "turn",
+    }
 )

@@ -85,11 +85,15 @@ class Sample:
         scene: the scene spec, as its YAML would read.
         objects: two objects in it that the robot can pick, the first onto the second.
         free: a reachable free point: where an object's centre comes to rest when placed there.
+        clear: a point the tool reaches in a straight line from where it starts, with 20 cm
+            of free room above it; None: 10 cm above ``free`` (in the Kitchen the arm, pointing
+            forward, would meet the kettle on its way there).
     """
 
     scene: Mapping[str, Any]
     objects: tuple[str, str]
     free: tuple[float, float, float]
+    clear: tuple[float, float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,8 @@ class BackendSpec:
         peer: a function ``(scene, seed) -> PeerRun`` running another system's policy on the
             same scene and seed, which ``lyra run`` shows beside lyra's; None if none.
         peer_name: what the tables call that peer.
+        control_step: simulated seconds of one control step, the finest a motion can be
+            stopped at (the Kitchen acts every 80 ms).
     """
 
     name: str
@@ -153,6 +159,7 @@ class BackendSpec:
     must_let_go: bool = True
     peer: str | None = None
     peer_name: str = ""
+    control_step: float = 0.01
 
     def make(self, **kwargs: Any) -> Backend:
         """Build a new instance of the backend."""

@@ -136,6 +136,10 @@ class Articulated(Embodiment, Protocol):
         """Move the tool point along a direction, up to a distance; how far it got along it."""
         ...
 
+    def turn(self, angle_deg: float) -> float:
+        """Turn the gripper about where it points; the degrees it turned."""
+        ...
+
     def joint_names(self) -> list[str]:
         """The articulated objects' joints, sorted."""
         ...

@@ -10,7 +10,8 @@ from lyra.backend import BackendSpec
 SPEC = BackendSpec(
     name="metaworld",
     summary="MetaWorld v3's Sawyer arm and its tabletop tasks (drawers, doors, buttons, pucks)",
-    capabilities=frozenset(PRIMITIVES) - {"put_first_on_second"},
+    # The Sawyer's gripper cannot turn: MetaWorld's action space moves its hand, never its wrist.
+    capabilities=frozenset(PRIMITIVES) - {"put_first_on_second", "turn"},
     factory="envs.metaworld.backend:MetaWorldBackend",
     scene="envs.metaworld.scene:MetaWorldScene",
     predicates="envs.metaworld.predicates:PREDICATES",

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from envs.metaworld.tasks import TASKS, Task, Thing
-from lyra.embodiment import ObjectState, WorkspaceBox
+from envs.mujoco_parts import ArmParts, StepBudgetError, subtree_box
+from lyra.embodiment import WorkspaceBox
 from lyra.errors import (
     GraspError,
     LyraError,
@@ -53,12 +54,10 @@ CLEARANCE = 0.05  # above an object's top before descending onto it
 MARKER = Size(0.02, 0.02, 0.02)  # the extent reported for a goal, which has none
 
 
-class StepBudgetError(MotionError):
-    """The episode's environment steps are used up."""
-
-
-class MetaWorldArm:
+class MetaWorldArm(ArmParts):
     """One MetaWorld task's world, reused across seeds (building an environment costs 0.5 s)."""
+
+    backend_name = "metaworld"
 
     def __init__(self) -> None:
         self._envs: dict[str, Any] = {}
@@ -169,6 +168,10 @@ class MetaWorldArm:
 
     # --- reading the world ---------------------------------------------------------------
 
+    def _things(self) -> tuple[Thing, ...]:
+        assert self.task is not None, "reset the arm before using it"
+        return self.task.things
+
     def _thing(self, name: str) -> Thing:
         assert self.task is not None, "reset the arm before using it"
         for thing in self.task.things:
@@ -205,47 +208,14 @@ class MetaWorldArm:
         if thing.body is None:
             half = np.array([MARKER.x, MARKER.y, MARKER.z]) / 2
             return centre - half, centre + half
-        model, data = self.env.model, self.env.data
-        root = self._body_id(thing.body)
-        corners = []
-        for geom in range(model.ngeom):
-            body = int(model.geom_bodyid[geom])
-            while body not in (root, 0):
-                body = int(model.body_parentid[body])
-            if body != root:
-                continue
-            local_centre, half = model.geom_aabb[geom][:3], model.geom_aabb[geom][3:]
-            rotation = data.geom_xmat[geom].reshape(3, 3)
-            extent = np.abs(rotation) @ half
-            middle = data.geom_xpos[geom] + rotation @ local_centre
-            corners += [middle - extent, middle + extent]
-        points = np.array(corners)
+        low, high = subtree_box(self.env.model, self.env.data, self._body_id(thing.body))
         # The measured point (a handle's grip) lies in its box even where geoms are meshes.
-        return np.minimum(points.min(axis=0), centre), np.maximum(points.max(axis=0), centre)
-
-    def object_names(self, kind: str | None = None, color: str | None = None) -> list[str]:
-        """The task's objects, sorted by name; MetaWorld's objects have no colour names."""
-        assert self.task is not None, "reset the arm before using it"
-        return sorted(
-            thing.name
-            for thing in self.task.things
-            if (kind is None or thing.kind == kind) and color is None
-        )
+        return np.minimum(low, centre), np.maximum(high, centre)
 
     def object_pose(self, name: str) -> Pose:
         """Where MetaWorld measures the object (a handle's grip point, a puck's centre)."""
         thing = self._thing(name)
         return Pose(Point.of(self._position(thing)), self._orientation(thing))
-
-    def object_size(self, name: str) -> Size:
-        """The extent of the object's box (world-aligned: MetaWorld's parts barely turn)."""
-        low, high = self._box(self._thing(name))
-        return Size(*(float(v) for v in high - low))
-
-    def bounding_box(self, name: str) -> tuple[Point, Point]:
-        """World-aligned lowest and highest corners of the object's geoms."""
-        low, high = self._box(self._thing(name))
-        return Point.of(low), Point.of(high)
 
     def joint_names(self) -> list[str]:
         """The articulated joints of the task, sorted."""
@@ -261,24 +231,9 @@ class MetaWorldArm:
             return int(model.body_jntadr[model.body(source[5:]).id])
         return int(model.joint(source).id)
 
-    def joint_value(self, name: str) -> float:
-        """A joint's value: radians for hinges, metres for slides."""
-        joint = self._joint(name)
-        return float(self.env.data.qpos[self.env.model.jnt_qposadr[joint]])
-
-    def joint_axis(self, name: str) -> tuple[Point, Point]:
-        """A point on a joint's axis (its anchor) and the axis's direction, in the world."""
-        joint = self._joint(name)
-        data = self.env.data
-        return Point.of(data.xanchor[joint]), Point.of(data.xaxis[joint])
-
     def ee_pose(self) -> Pose:
         """The fingertips' centre, gripper pointing down."""
         return Pose(Point.of(self.env.tcp_center), DOWN)
-
-    def held_object(self) -> str | None:
-        """What the gripper closed on with ``pick`` or ``grasp``, if it still holds it."""
-        return self.held
 
     def workspace(self) -> WorkspaceBox:
         """The box the fingertips reach: MetaWorld's hand box, shifted by the fingers' length."""
@@ -290,24 +245,6 @@ class MetaWorldArm:
         low = np.asarray(self.env.mocap_low) + offset
         high = np.asarray(self.env.mocap_high) + offset
         return WorkspaceBox(Point.of(low), Point.of(high), 0.0)
-
-    def world_state(self) -> dict[str, ObjectState]:
-        """Every object's state: kind, pose and the size of its box."""
-        assert self.task is not None, "reset the arm before using it"
-        return {
-            thing.name: ObjectState(
-                thing.name,
-                thing.kind,
-                "",
-                self.object_pose(thing.name),
-                self.object_size(thing.name),
-            )
-            for thing in self.task.things
-        }
-
-    def joints(self) -> dict[str, float]:
-        """Every joint's value, by name."""
-        return {name: self.joint_value(name) for name in self.joint_names()}
 
     # --- moving ----------------------------------------------------------------------------
 
@@ -480,13 +417,11 @@ class MetaWorldArm:
         self._line(target)
         self.release()
 
-    def put_first_on_second(self, obj: str, target: str | Pose, yaw: float | None) -> None:
-        """Not a MetaWorld primitive (its spec leaves it out, so the facade refuses it first)."""
+    def turn(self, angle_deg: float) -> float:
+        """Not a MetaWorld primitive: the Sawyer cannot turn its gripper (the facade refuses it)."""
         from lyra.backend import backends_with
 
-        raise UnsupportedPrimitiveError(
-            "put_first_on_second", "metaworld", backends_with("put_first_on_second")
-        )
+        raise UnsupportedPrimitiveError("turn", "metaworld", backends_with("turn"))
 
     def push(self, direction: Point, distance: float) -> float:
         """Move the fingertips along a direction up to a distance; how far they got along it."""
