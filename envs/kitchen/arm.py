@@ -11,6 +11,8 @@ every step.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import os
 import threading
@@ -63,7 +65,8 @@ BLOCKED_STEPS = 5  # steps behind and stalled: something blocks the fingertips
 STALLED = 0.003  # metres a step the fingertips move by, at most, when something holds them
 PRESS_LEAD = 0.01  # how far past a blocked hand its target stays, pressing on
 TILTS = (0, 10, 20, 30)  # degrees the gripper may tilt down to take a part from the front
-STANDOFF = 0.08  # in front of (or above) a grip point, where the fingers line up to take it
+# How far in front of a grip point the fingers line up to take it: the first the arm reaches.
+STANDOFFS = (0.08, 0.06, 0.04, 0.02)
 CLEARANCE = 0.05  # how far release() draws the fingers back
 DROP = 0.005  # metres above its target the kettle is let go
 SWING_SECONDS = 0.4  # a carried kettle comes to rest in the fingers in this long
@@ -169,7 +172,10 @@ class KitchenArm(ArmParts):
         self._judge()
 
     def _build(self) -> None:
-        from gymnasium_robotics.envs.franka_kitchen.kitchen_env import KitchenEnv
+        # gymnasium-robotics prints a notice about its Adroit hands' rewards on import, on
+        # every run: it does not concern the Kitchen.
+        with contextlib.redirect_stderr(io.StringIO()):
+            from gymnasium_robotics.envs.franka_kitchen.kitchen_env import KitchenEnv
 
         # Every task judged at every step and none removed once done: success is lyra's to
         # read, held at the end or at some step; the step limit is lyra's to keep.
@@ -549,14 +555,18 @@ class KitchenArm(ArmParts):
             raise GraspError(f"'{name}' is a burner's plate: there is nothing on it to hold")
         frame = self._front(self._position(thing, thing.grip), name, thing.across)
         point = self._position(thing, thing.grip) - thing.short * frame[:, 2]
-        back = STANDOFF * -frame[:, 2]
         self._fingers(OPEN)
         self._check_reach(point, frame)
         # Line up in front of the part first: draw back to the stand-off's depth if the
         # fingertips are deeper, so that they never cross in front of other parts to get there.
+        # A part near the robot (a door swung open towards it) leaves less room in front.
         approach, here = frame[:, 2], self._tcp()
-        deeper = float(np.dot(here - (point + back), approach))
-        way = [here - deeper * approach] if deeper > 0.005 else []
+        for standoff in STANDOFFS:
+            back = standoff * -approach
+            deeper = float(np.dot(here - (point + back), approach))
+            way = [here - deeper * approach] if deeper > 0.005 else []
+            if all(self._plan(target, frame) is not None for target in (*way, point + back)):
+                break
         for target in (*way, point + back, point):
             left = self._line(target, frame, plan=self._check_reach(target, frame))
             if left > 0.01:

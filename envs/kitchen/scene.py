@@ -1,8 +1,9 @@
 """A Franka Kitchen scene: which of the Kitchen's tasks an episode is judged on, and its steps.
 
 The layout itself is the Kitchen's one fixed scene; a seed draws the noise the Kitchen adds to
-its joint readings (lyra's controller aims from that reading, so the noise does not move the
-arm) and, where a scene asks for it, moves the kettle a little from its place.
+its joint readings (lyra's controller aims from that reading, so the noise moves the arm only
+where a command meets the Kitchen's bound on its action) and, where a scene asks for it, moves
+the kettle a little from its place.
 """
 
 from __future__ import annotations

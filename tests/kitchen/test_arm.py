@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +14,11 @@ from envs.kitchen.backend import KitchenBackend
 from envs.kitchen.predicates import done
 from lyra import api
 from lyra.backend import backend_spec
+from lyra.episode import run_episode
 from lyra.errors import GraspError, MotionError, UnknownJointError, UnreachablePoseError
 from lyra.geometry import Point
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_move_ee_brings_the_fingertips_within_2_mm_pointing_forward(
@@ -204,3 +208,26 @@ def test_a_seed_reset_lays_out_the_same_world_on_a_reused_environment(
         shots.append((backend.snapshot(), np.asarray(backend.arm.env.data.qpos).copy()))
     assert shots[0][0] == shots[1][0]
     assert np.array_equal(shots[0][1], shots[1][1])
+
+
+def test_metaworlds_drawer_skill_opens_the_slide_cabinet_unchanged(
+    backend: KitchenBackend,
+) -> None:
+    # open_articulated was written for MetaWorld's drawer; here it runs, confined as any
+    # plan does, on the Kitchen's slide cabinet, whose door slides to the right.
+    code = (
+        "from lyra.api import Point\n"
+        "from skills.open_articulated import open_articulated\n"
+        "print(open_articulated('slide_handle', 'slide_cabinet', Point(1, 0, 0), 0.37))\n"
+    )
+    run = run_episode(
+        backend,
+        {"tasks": ["slide cabinet"]},
+        0,
+        code,
+        skills_root=REPO / "skills",
+        success=[{"done": {}}],
+        hold_seconds=0.5,
+    )
+    assert run.ok, run.describe()
+    assert backend.arm.joint_value("slide_cabinet") == pytest.approx(0.36, abs=0.02)

@@ -43,6 +43,20 @@ PACK = PromptPack(
             "Args:\n"
             "    name: the part to grasp; the gripper must be empty."
         ),
+        "push": (
+            "Move the fingertips in a straight line along a direction, pushing or pulling what "
+            "they meet.\n\n"
+            "Unlike move_ee it does not fail when blocked: a door at its end stop, a switch "
+            "pushed as far as it goes.\nWhile the fingers hold a fixed part (a handle, a "
+            "knob), they move slowly, so as not to slip off it.\n\n"
+            "Args:\n"
+            "    direction: the direction as a vector (it need not be of unit length): "
+            "Point(0, -1, 0)\n"
+            "        pulls towards the robot.\n"
+            "    distance: how far to go, in metres.\n\n"
+            "Returns:\n"
+            "    How far the fingertips got along the direction, in metres."
+        ),
         "release": (
             "Open the gripper and draw the fingertips back 5 cm from where it points (less "
             "where something is\nin the way)."
