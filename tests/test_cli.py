@@ -155,9 +155,11 @@ def test_ctrl_c_while_waiting_for_a_manual_answer_says_how_to_resume(tmp_path: P
         env={**os.environ, "LYRA_EMBEDDER": "none"},
     )
     deadline = time.monotonic() + 120
-    while not list(answers.glob("*prompt*")) and time.monotonic() < deadline:
+    # The prompt is written to a .partial file first and renamed: wait for the renamed one,
+    # which lyra writes just before it starts waiting for the answer.
+    while not list(answers.glob("*.prompt.md")) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert list(answers.glob("*prompt*")), "no prompt was written"
+    assert list(answers.glob("*.prompt.md")), "no prompt was written"
     child.send_signal(signal.SIGINT)
     _, err = child.communicate(timeout=60)
     assert child.returncode == 130
