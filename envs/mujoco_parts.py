@@ -16,7 +16,7 @@ import numpy as np
 
 from lyra.backend import Snapshot
 from lyra.embodiment import Articulated, ObjectState
-from lyra.errors import LyraError, MotionError, UnsupportedPrimitiveError
+from lyra.errors import LyraError, MotionError, UnknownObjectError, UnsupportedPrimitiveError
 from lyra.geometry import Point, Pose, Size
 
 JOINT_PREFIX = "joint:"
@@ -90,7 +90,10 @@ class ArmParts:
         raise NotImplementedError
 
     def _thing(self, name: str) -> Any:
-        raise NotImplementedError
+        for thing in self._things():
+            if thing.name == name:
+                return thing
+        raise UnknownObjectError(name, [thing.name for thing in self._things()])
 
     def _joint(self, name: str) -> int:
         raise NotImplementedError

@@ -30,7 +30,6 @@ from lyra.errors import (
     MotionError,
     StoppedError,
     UnknownJointError,
-    UnknownObjectError,
     UnreachablePoseError,
 )
 from lyra.geometry import Point, Pose
@@ -99,6 +98,13 @@ def _rotation_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
     return velocity
 
 
+def _turn_between(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, float]:
+    """The unit axis and the angle (radians) of the turn from one frame to another."""
+    turn = _rotation_error(end, start)
+    angle = float(np.linalg.norm(turn))
+    return (turn / angle if angle > 1e-9 else np.array([0.0, 0.0, 1.0])), angle
+
+
 def _about(axis: np.ndarray, angle: float) -> np.ndarray:
     """The rotation matrix of a turn by ``angle`` radians about a unit axis."""
     quat = np.zeros(4)
@@ -126,9 +132,7 @@ class KitchenArm(ArmParts):
         self.grip = OPEN
         self.held: str | None = None
         self.steps = 0
-        self.max_steps = 280
-        self.success = 0.0
-        self.success_any = 0.0
+        self.max_steps = 0
         self.done_tasks: set[str] = set()
         self._ever_done: set[str] = set()
         self._stop = threading.Event()
@@ -169,7 +173,6 @@ class KitchenArm(ArmParts):
         self.steps = 0
         self.done_tasks = self._completed()
         self._ever_done = set(self.done_tasks)
-        self._judge()
 
     def _build(self) -> None:
         # gymnasium-robotics prints a notice about its Adroit hands' rewards on import, on
@@ -208,9 +211,15 @@ class KitchenArm(ArmParts):
         env.compute_reward(achieved, env.goal, {})
         return set(env.step_task_completions)
 
-    def _judge(self) -> None:
-        self.success = float(all(task in self.done_tasks for task in self.tasks))
-        self.success_any = float(all(task in self._ever_done for task in self.tasks))
+    @property
+    def success(self) -> float:
+        """1.0 when every task of the scene is done at the last step."""
+        return float(all(task in self.done_tasks for task in self.tasks))
+
+    @property
+    def success_any(self) -> float:
+        """1.0 when every task of the scene was done at some step since the reset."""
+        return float(all(task in self._ever_done for task in self.tasks))
 
     @property
     def sim_time(self) -> float:
@@ -244,7 +253,6 @@ class KitchenArm(ArmParts):
         self._bias = np.clip(self._bias + INTEGRAL * (self._qdes - self._q()), -MAX_BIAS, MAX_BIAS)
         self.done_tasks = set(info["step_task_completions"])
         self._ever_done |= self.done_tasks
-        self._judge()
 
     def hold(self, seconds: float) -> None:
         """Step with the arm and fingers held where they were commanded."""
@@ -261,12 +269,6 @@ class KitchenArm(ArmParts):
 
     def _things(self) -> tuple[Thing, ...]:
         return THINGS
-
-    def _thing(self, name: str) -> Thing:
-        for thing in THINGS:
-            if thing.name == name:
-                return thing
-        raise UnknownObjectError(name, [thing.name for thing in THINGS])
 
     def _position(self, thing: Thing, site: str | None = None) -> np.ndarray:
         data = self.env.data
@@ -373,7 +375,7 @@ class KitchenArm(ArmParts):
     def _step(
         self, jacobian: np.ndarray, error: np.ndarray, q: np.ndarray, free: np.ndarray
     ) -> np.ndarray:
-        """One damped least-squares step toward the error, leaning toward the start posture.
+        """One damped least-squares step toward the error, leaning toward the ready posture.
 
         The arm has a joint to spare: in the null space of the task it leans toward the ready
         posture, away from the joint limits a long reach would wander into.
@@ -389,13 +391,11 @@ class KitchenArm(ArmParts):
         """How the joints get the fingertips to the target from here; None: no way found.
 
         Solved along the line first, as the motion will go (each waypoint from the last); where
-        that folds the arm against its limits, solved from the Kitchen's start posture instead,
+        that folds the arm against its limits, solved from the ready posture instead,
         and the motion then goes there joint by joint (a curved path, not a line).
         """
         start, start_frame = self._tcp(), self._orientation
-        turn = _rotation_error(frame, start_frame)
-        angle = float(np.linalg.norm(turn))
-        axis = turn / angle if angle > 1e-9 else np.array([0.0, 0.0, 1.0])
+        axis, angle = _turn_between(start_frame, frame)
         parts = max(
             1, math.ceil(float(np.linalg.norm(target - start)) / 0.05), math.ceil(angle / 0.3)
         )
@@ -437,11 +437,10 @@ class KitchenArm(ArmParts):
     ) -> float:
         """Steer the fingertips along a straight line to a target; the distance left at the end.
 
-        The gripper turns to ``frame`` (None: as it is) on the way; ``goal`` is the joints'
+        The gripper turns to ``frame`` (None: as it is) on the way; ``plan`` is the joints'
         solution at the target (:meth:`_plan`'s). The waypoint waits while the fingertips are
-        ``FOLLOW``
-        behind it; when they stay behind ``BLOCKED_STEPS`` steps, something blocks them, and
-        the motion ends where they are, pressing on ``PRESS_LEAD``.
+        ``FOLLOW`` behind it; when they stay behind ``BLOCKED_STEPS`` steps, something blocks
+        them, and the motion ends where they are, pressing on ``PRESS_LEAD``.
         """
         frame = self._orientation if frame is None else frame
         if plan is None:
@@ -451,9 +450,7 @@ class KitchenArm(ArmParts):
             self._orientation = frame
             return float(np.linalg.norm(target - self._tcp()))
         start, start_frame = self._tcp(), self._orientation
-        turn = _rotation_error(frame, start_frame)
-        angle = float(np.linalg.norm(turn))
-        axis = turn / angle if angle > 1e-9 else np.array([0.0, 0.0, 1.0])
+        axis, angle = _turn_between(start_frame, frame)
         count = max(
             1,
             math.ceil(float(np.linalg.norm(target - start)) / speed),

@@ -25,7 +25,6 @@ from lyra.errors import (
     MotionError,
     StoppedError,
     UnknownJointError,
-    UnknownObjectError,
     UnreachablePoseError,
     UnsupportedPrimitiveError,
 )
@@ -171,13 +170,6 @@ class MetaWorldArm(ArmParts):
     def _things(self) -> tuple[Thing, ...]:
         assert self.task is not None, "reset the arm before using it"
         return self.task.things
-
-    def _thing(self, name: str) -> Thing:
-        assert self.task is not None, "reset the arm before using it"
-        for thing in self.task.things:
-            if thing.name == name:
-                return thing
-        raise UnknownObjectError(name, [thing.name for thing in self.task.things])
 
     def _position(self, thing: Thing) -> np.ndarray:
         env = self.env
