@@ -23,6 +23,34 @@ JOINT_PREFIX = "joint:"
 SPREAD_FACTOR = 2.0
 
 
+def dot3(a: np.ndarray, b: np.ndarray) -> float:
+    """The dot product of two 3-vectors as fused multiply-adds, the same on every CPU.
+
+    numpy hands a dot (and a norm) to the BLAS kernel it picked for the CPU, and the kernels
+    round differently in the last bit (lyra/blas.py): a chain of fused multiply-adds with
+    AVX-512, separate multiplies and adds without. An arm that steers by them follows a
+    different path through a contact on another CPU. This is that chain, each step rounded once,
+    exactly: the recordings were made with it.
+    """
+    total = float(a[0]) * float(b[0])
+    for x, y in ((a[1], b[1]), (a[2], b[2])):
+        total = _fma(float(x), float(y), total)
+    return total
+
+
+def norm3(v: np.ndarray) -> float:
+    """The length of a 3-vector, as ``dot3`` rounds it."""
+    return math.sqrt(dot3(v, v))
+
+
+def _fma(x: float, y: float, z: float) -> float:
+    """The product of x and y plus z, rounded once (exact integers; Python 3.11 has no fma)."""
+    xn, xd = x.as_integer_ratio()
+    yn, yd = y.as_integer_ratio()
+    zn, zd = z.as_integer_ratio()
+    return (xn * yn * zd + zn * xd * yd) / (xd * yd * zd)
+
+
 def subtree_box(
     model: Any, data: Any, root: int, keep: Callable[[int], bool] = lambda geom: True
 ) -> tuple[np.ndarray, np.ndarray]:

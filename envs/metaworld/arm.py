@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from envs.metaworld.tasks import TASKS, Task, Thing
-from envs.mujoco_parts import ArmParts, StepBudgetError, subtree_box
+from envs.mujoco_parts import ArmParts, StepBudgetError, dot3, norm3, subtree_box
 from lyra.embodiment import WorkspaceBox
 from lyra.errors import (
     GraspError,
@@ -273,10 +273,10 @@ class MetaWorldArm(ArmParts):
         start = self._tcp()
         # How far the hand's target sits from the hand when nothing but gravity pulls on it.
         sag = self._mocap() - self._hand()
-        count = max(1, math.ceil(float(np.linalg.norm(target - start)) / STEP_SPEED))
+        count = max(1, math.ceil(norm3(target - start) / STEP_SPEED))
         done, behind, waypoint = 0, 0, start
         while done < count:
-            if np.linalg.norm(waypoint - self._tcp()) < FOLLOW:
+            if norm3(waypoint - self._tcp()) < FOLLOW:
                 done, behind = done + 1, 0
             else:
                 behind += 1
@@ -284,18 +284,18 @@ class MetaWorldArm(ArmParts):
                 # The fingers keep pressing on what stopped them (a button let go springs back
                 # up), but no harder than PRESS_LEAD: a target wound up further would hold the
                 # next motion back.
-                direction = (target - start) / float(np.linalg.norm(target - start))
+                direction = (target - start) / norm3(target - start)
                 pressing = self._hand() + sag + PRESS_LEAD * direction
                 for _ in range(UNWIND_STEPS):
                     self._toward(pressing)
-                return float(np.linalg.norm(target - self._tcp()))
+                return norm3(target - self._tcp())
             previous, waypoint = waypoint, start + (target - start) * (done / count)
             self._steer(waypoint - previous, waypoint)
         for _ in range(SETTLE_STEPS):
-            if np.linalg.norm(target - self._tcp()) < reached:
+            if norm3(target - self._tcp()) < reached:
                 break
             self._steer(np.zeros(3), target)
-        return float(np.linalg.norm(target - self._tcp()))
+        return norm3(target - self._tcp())
 
     def _steer(self, feed: np.ndarray, waypoint: np.ndarray) -> None:
         """One step: the hand's target moves by ``feed`` and a share of the fingertips' error."""
@@ -418,7 +418,7 @@ class MetaWorldArm(ArmParts):
     def push(self, direction: Point, distance: float) -> float:
         """Move the fingertips along a direction up to a distance; how far they got along it."""
         vector = direction.as_array()
-        norm = float(np.linalg.norm(vector))
+        norm = norm3(vector)
         if norm < 1e-9 or distance < 0:
             raise LyraError("push needs a non-zero direction and a distance of 0 or more")
         unit = vector / norm
@@ -428,4 +428,4 @@ class MetaWorldArm(ArmParts):
         # What is pushed holds the fingertips back: closing the last millimetres costs steps
         # and buys nothing.
         self._line(target, PUSH_REACHED)
-        return float(np.dot(self._tcp() - start, unit))
+        return dot3(self._tcp() - start, unit)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import pytest
 
@@ -176,3 +177,18 @@ def test_a_motion_right_after_a_blocked_push_moves(backend: MetaWorldBackend) ->
         back = api.ee_pose().position.y - 0.05
         api.move_ee(Point(handle.x, back, handle.z))
         assert api.ee_pose().position.y == pytest.approx(back, abs=0.004)
+
+
+def test_the_arms_dot_product_rounds_each_multiply_add_once() -> None:
+    """The kernel-free dot the arm steers by: fused, as the recordings' BLAS kernel summed it."""
+    import numpy as np
+
+    from envs.mujoco_parts import dot3, norm3
+
+    a, b = np.array([0.428, 0.842, -0.21]), np.array([0.602, -0.111, 0.871])
+    first = Fraction(0.428 * 0.602) + Fraction(0.842) * Fraction(-0.111)
+    fused = float(Fraction(float(first)) + Fraction(-0.21) * Fraction(0.871))
+    # Rounded once per multiply-add, and so not what separate multiplies and adds give here.
+    assert dot3(a, b) == fused == -0.018715999999999986
+    assert (0.428 * 0.602 + 0.842 * -0.111) + -0.21 * 0.871 == -0.018715999999999983
+    assert norm3(np.array([3.0, 4.0, 12.0])) == 13.0
