@@ -25,6 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 RAVENS = REPO / "curricula" / "ravens"
 METAWORLD = REPO / "curricula" / "metaworld"
 KITCHEN = REPO / "curricula" / "kitchen"
+SHIPPED = REPO / "examples"
 # In the order they were taught: structures builds on what basics taught.
 GROWTH = ("basics", "structures", "house", "jenga", "face", "variations", "large_structures")
 
@@ -129,27 +130,23 @@ def ravens_workspace(root: Path) -> Workspace:
 def library_before(
     root: Path, curricula: Sequence[Curriculum], grown: Workspace | None = None
 ) -> Workspace:
-    """A workspace at ``root`` holding the shipped library and examples as they were before
+    """A workspace at ``root`` holding the library and examples as they were before
     ``curricula`` were recorded.
 
-    The skills they create and the examples they learn are left out; the skills they extend are
-    taken as ``grown`` left them (a workspace that replayed the sessions before them).
+    The skills they create and the examples they learn are left out; every other skill is taken
+    as ``grown`` (a workspace that replayed the sessions before them) left it, where it holds
+    one, so that the replays after it check what it grew; the rest as shipped.
     """
     made = {f"{t.skill.name}.py" for c in curricula for t in c.tasks if t.skill and t.skill.new}
-    extended = {
-        f"{t.skill.name}.py" for c in curricula for t in c.tasks if t.skill and t.skill.extend
-    } - made
-    prefixes = tuple(c.name.replace("-", "_") + "_" for c in curricula)
+    names = {c.name for c in curricula}
     (root / "skills").mkdir(parents=True)
     (root / "examples").mkdir()
     for path in sorted((REPO / "skills").glob("*.py")):
-        if path.name in extended:
-            assert grown is not None, f"{path.name} is extended: give the workspace that grew it"
-            shutil.copy(grown.skills_dir / path.name, root / "skills" / path.name)
-        elif path.name not in made:
-            shutil.copy(path, root / "skills" / path.name)
+        if path.name not in made:
+            earlier = grown.skills_dir / path.name if grown is not None else path
+            shutil.copy(earlier if earlier.exists() else path, root / "skills" / path.name)
     for path, example in iter_examples(REPO / "examples"):
-        if not example.id.startswith(prefixes):
+        if example.task.split("/")[0] not in names:
             shutil.copy(path, root / "examples" / path.name)
     return Workspace(root)
 
@@ -220,7 +217,9 @@ def test_replay_regrows_the_metaworld_object_skills(tmp_path: Path) -> None:
     created = {f"{t.skill.name}.py" for t in curriculum.tasks if t.skill and t.skill.new}
     grown = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py") if p.name in created}
     assert grown == {m: text for m, text in reference_skills("metaworld").items() if m in created}
-    assert grown_examples(workspace, curriculum) == shipped_examples(curriculum)
+    assert learnt_examples(workspace.examples_dir, curriculum) == learnt_examples(
+        SHIPPED, curriculum
+    )
 
 
 @pytest.mark.skipif(
@@ -245,7 +244,7 @@ def test_replay_regrows_the_articulated_kitchen_and_door_skills(tmp_path: Path) 
     first = ravens_workspace(tmp_path / "articulated")
     outcomes = replay(first, METAWORLD / "sessions" / "articulated.jsonl", articulated)
     assert [(o.task, o.accepted, o.rounds) for o in outcomes] == RECORDED["articulated"]
-    assert grown_examples(first, articulated) == shipped_examples(articulated)
+    assert learnt_examples(first.examples_dir, articulated) == learnt_examples(SHIPPED, articulated)
 
     workspace = library_before(tmp_path / "kitchen", [kitchen, doors], grown=first)
     before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
@@ -254,7 +253,7 @@ def test_replay_regrows_the_articulated_kitchen_and_door_skills(tmp_path: Path) 
     grown = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
     # The new skills, byte for byte, and every skill that was there before, untouched.
     assert grown == {**before, **reference_skills("kitchen")}
-    assert grown_examples(workspace, kitchen) == shipped_examples(kitchen)
+    assert learnt_examples(workspace.examples_dir, kitchen) == learnt_examples(SHIPPED, kitchen)
 
     outcomes = replay(workspace, METAWORLD / "sessions" / "doors.jsonl", doors)
     assert [(o.task, o.accepted, o.rounds, o.regression_checks) for o in outcomes] == (
@@ -262,18 +261,13 @@ def test_replay_regrows_the_articulated_kitchen_and_door_skills(tmp_path: Path) 
     )
     shipped = {p.name: p.read_bytes() for p in sorted((REPO / "skills").glob("*.py"))}
     assert {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")} == shipped
-    assert grown_examples(workspace, doors) == shipped_examples(doors)
+    assert learnt_examples(workspace.examples_dir, doors) == learnt_examples(SHIPPED, doors)
 
 
-def grown_examples(workspace: Workspace, curriculum: Curriculum) -> dict[str, str]:
-    """The examples a curriculum's tasks left in a workspace, by id: their code."""
-    prefix = curriculum.name.replace("-", "_") + "_"
+def learnt_examples(examples_dir: Path, curriculum: Curriculum) -> dict[str, str]:
+    """The examples a curriculum's tasks left in a folder, by id: their code."""
     return {
-        e.id: e.code for _, e in iter_examples(workspace.examples_dir) if e.id.startswith(prefix)
+        e.id: e.code
+        for _, e in iter_examples(examples_dir)
+        if e.task.split("/")[0] == curriculum.name
     }
-
-
-def shipped_examples(curriculum: Curriculum) -> dict[str, str]:
-    """The shipped examples a curriculum's tasks learnt, by id: their code."""
-    prefix = curriculum.name.replace("-", "_") + "_"
-    return {e.id: e.code for _, e in iter_examples(REPO / "examples") if e.id.startswith(prefix)}
