@@ -450,8 +450,9 @@ class Learner:
             if restored:
                 names = ", ".join(p.name for p in restored)
                 say(f"Undid an interrupted commit: restored {names}")
-            # Rebuilt even when current: retrieval breaks ties by row order, and a rebuilt
-            # index has its rows in file order, so a recorded session replays the same.
+            # Rebuilt even when current: rows written after the text index was built are scored
+            # apart from it, so a memory grown row by row ranks a little differently from one
+            # built from the files, and a recorded session replays the same only from the files.
             indexed = self.memory.refresh(workspace, always=True, progress=progress)
             if indexed:
                 say(f"Memory: {indexed}")

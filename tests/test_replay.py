@@ -15,6 +15,7 @@ import pytest
 from lyra.curriculum import Curriculum, load_curriculum
 from lyra.examples import iter_examples
 from lyra.llm.replay import ReplayProvider
+from lyra.llm.session import read_log
 from lyra.memory import minilm
 from lyra.memory.embedders import EmbedderConfig
 from lyra.memory.store import open_memory
@@ -271,3 +272,54 @@ def learnt_examples(examples_dir: Path, curriculum: Curriculum) -> dict[str, str
         for _, e in iter_examples(examples_dir)
         if e.task.split("/")[0] == curriculum.name
     }
+
+
+# Requests recorded while LanceDB still returned rows of equal score in no fixed order: lyra
+# now lists those rows by key, so these prompts are asked with the same examples in another
+# order. Each keeps the prompt the model was shown (`shown`) beside the one lyra asks today.
+RE_RENDERED = [
+    ("curricula/kitchen/sessions/kitchen.jsonl", 10),
+    ("curricula/kitchen/sessions/kitchen.jsonl", 17),
+    ("curricula/metaworld/sessions/articulated.jsonl", 11),
+    ("curricula/metaworld/sessions/doors.jsonl", 9),
+    ("curricula/metaworld/sessions/objects.jsonl", 6),
+    ("tests/data/plan/session.jsonl", 2),
+]
+RETRIEVED = ("# Skills already in the library", "# Skills in the library", "# Similar tasks")
+
+
+def test_re_rendered_requests_differ_from_what_the_model_saw_only_in_order() -> None:
+    sessions = sorted(
+        [*REPO.glob("curricula/*/sessions/*.jsonl"), REPO / "tests/data/plan/session.jsonl"]
+    )
+    found = []
+    for path in sessions:
+        for record in read_log(path):
+            if record.shown is None:
+                continue
+            found.append((path.relative_to(REPO).as_posix(), record.index))
+            assert record.shown != record.messages
+            assert [m.role for m in record.shown] == [m.role for m in record.messages]
+            for shown, asked in zip(record.shown, record.messages, strict=True):
+                assert [
+                    (heading, sorted(body) if heading.startswith(RETRIEVED) else body)
+                    for heading, body in sections(shown.content)
+                ] == [
+                    (heading, sorted(body) if heading.startswith(RETRIEVED) else body)
+                    for heading, body in sections(asked.content)
+                ]
+    assert found == RE_RENDERED
+
+
+def sections(prompt: str) -> list[tuple[str, list[str]]]:
+    """A prompt's sections: each heading outside code blocks, and the lines under it."""
+    parts: list[tuple[str, list[str]]] = [("", [])]
+    fenced = False
+    for line in prompt.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        if not fenced and line.startswith("# "):
+            parts.append((line, []))
+        else:
+            parts[-1][1].append(line)
+    return parts

@@ -37,6 +37,9 @@ class LogRecord:
         tokens_estimated: the counts are estimates (characters / 4).
         latency_s: wall-clock seconds of the call.
         backend: the backend the session taught or planned on (None in older logs).
+        shown: the request as the model was shown it, where lyra now asks it otherwise (a
+            recording re-rendered when retrieval's order among equal scores was fixed); None
+            where ``messages`` is what the model saw.
     """
 
     index: int
@@ -52,11 +55,16 @@ class LogRecord:
     tokens_estimated: bool
     latency_s: float
     backend: str | None = None
+    shown: tuple[Message, ...] | None = None
 
     def to_json(self) -> str:
         """This record as one JSON line (without the newline)."""
         data = dataclasses.asdict(self)
         data["messages"] = [dataclasses.asdict(m) for m in self.messages]
+        if self.shown is None:
+            del data["shown"]
+        else:
+            data["shown"] = [dataclasses.asdict(m) for m in self.shown]
         return json.dumps(data, ensure_ascii=False)
 
     @classmethod
@@ -67,10 +75,16 @@ class LogRecord:
             ValueError: the line is not such a record (KeyError and TypeError included).
         """
         data: dict[str, Any] = json.loads(line)
-        messages = tuple(Message(m["role"], m["content"]) for m in data.pop("messages"))
-        if any(m.role not in ROLES or not isinstance(m.content, str) for m in messages):
-            raise ValueError("a message has an unknown role or no text")
-        return cls(messages=messages, **data)
+        messages = _messages(data.pop("messages"))
+        shown = data.pop("shown", None)
+        return cls(messages=messages, shown=None if shown is None else _messages(shown), **data)
+
+
+def _messages(items: list[dict[str, Any]]) -> tuple[Message, ...]:
+    messages = tuple(Message(m["role"], m["content"]) for m in items)
+    if any(m.role not in ROLES or not isinstance(m.content, str) for m in messages):
+        raise ValueError("a message has an unknown role or no text")
+    return messages
 
 
 def read_log(path: Path) -> list[LogRecord]:

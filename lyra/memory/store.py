@@ -470,32 +470,61 @@ class Memory:
 def _text_rows(
     table: Table, spec: _Spec, query: Query, limit: int, where: str | None
 ) -> list[dict[str, Any]]:
-    # A plain string is matched as words: quotes or colons in an instruction are not syntax.
-    search = table.search(query.text, query_type="fts", fts_columns=spec.text)
-    if where is not None:
-        search = search.where(where, prefilter=True)
-    rows = search.select([*spec.columns, "_score"]).limit(limit).to_list()
-    return [{**row, "score": row["_score"]} for row in rows]
+    def search(n: int) -> list[dict[str, Any]]:
+        # A plain string is matched as words: quotes or colons in an instruction are not syntax.
+        found = table.search(query.text, query_type="fts", fts_columns=spec.text)
+        if where is not None:
+            found = found.where(where, prefilter=True)
+        rows = found.select([*spec.columns, "_score"]).limit(n).to_list()
+        return [{**row, "score": row["_score"]} for row in rows]
+
+    return _fixed_order(search, limit, spec.key)
 
 
 def _vector_rows(
     table: Table, spec: _Spec, vector: npt.NDArray[np.float32], limit: int, where: str | None
 ) -> list[dict[str, Any]]:
-    search = cast(LanceVectorQueryBuilder, table.search(vector, query_type="vector"))
-    if where is not None:
-        search = search.where(where, prefilter=True)
-    # With an IVF index, 10 of its ~sqrt(rows) partitions are searched: at 100k rows 7 ms
-    # instead of 12 ms for LanceDB's default of 20. Measured against exact search, recall@10
-    # stays 1.0 on clustered vectors (as instruction embeddings are) and drops to 0.59 only on
-    # structureless random ones (0.93 at 20 probes). Without an index it has no effect.
-    rows = (
-        search.distance_type("cosine")
-        .nprobes(VECTOR_PROBES)
-        .select([*spec.columns, "_distance"])
-        .limit(limit)
-        .to_list()
-    )
-    return [{**row, "score": 1.0 - row["_distance"]} for row in rows]
+    def search(n: int) -> list[dict[str, Any]]:
+        found = cast(LanceVectorQueryBuilder, table.search(vector, query_type="vector"))
+        if where is not None:
+            found = found.where(where, prefilter=True)
+        # With an IVF index, 10 of its ~sqrt(rows) partitions are searched: at 100k rows 7 ms
+        # instead of 12 ms for LanceDB's default of 20. Measured against exact search,
+        # recall@10 stays 1.0 on clustered vectors (as instruction embeddings are) and drops to
+        # 0.59 only on structureless random ones (0.93 at 20 probes). Without an index it has
+        # no effect.
+        rows = (
+            found.distance_type("cosine")
+            .nprobes(VECTOR_PROBES)
+            .select([*spec.columns, "_distance"])
+            .limit(n)
+            .to_list()
+        )
+        return [{**row, "score": 1.0 - row["_distance"]} for row in rows]
+
+    return _fixed_order(search, limit, spec.key)
+
+
+def _fixed_order(
+    search: Callable[[int], list[dict[str, Any]]], limit: int, key: str
+) -> list[dict[str, Any]]:
+    """The best ``limit`` rows of a search; rows of equal score by ``key``, as fusion breaks ties.
+
+    LanceDB returns rows of equal score in no fixed order once rows were added after the text
+    index was built: "Close the drawer." and "Close the window." score the same for "Close the
+    door.", came back one way round in about two calls of three and the other way in the rest,
+    and took their fused ranks with them, so one memory gave two prompts. By key rather than
+    by row, the order is also the same in a memory rebuilt from the files as in one that grew
+    row by row. Ties that straddle the cut are fetched whole, so the cut is fixed too.
+    """
+    n = limit + 1
+    while True:
+        rows = search(n)
+        if len(rows) < n or rows[limit - 1]["score"] != rows[limit]["score"]:
+            break
+        n *= 2
+    rows.sort(key=lambda row: (-row["score"], row[key]))
+    return rows[:limit]
 
 
 def _example_hit(fused: Fused) -> ExampleHit:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -112,6 +113,19 @@ def test_records_name_the_sessions_backend_and_old_logs_still_read(tmp_path: Pat
     del old["backend"]
     log.write_text(json.dumps(old) + "\n")
     assert read_log(log)[0].backend is None
+
+
+def test_a_re_rendered_request_keeps_what_the_model_was_shown(recording: Path) -> None:
+    first, second = read_log(recording)
+    assert "shown" not in json.loads(recording.read_text().splitlines()[0])
+    reordered = (MESSAGES[0], Message("user", "Use pick_place or stack."))
+    edited = dataclasses.replace(second, messages=reordered, shown=second.messages)
+    recording.write_text(first.to_json() + "\n" + edited.to_json() + "\n")
+    assert read_log(recording) == [first, edited]
+    # The replay answers the request as lyra asks it now.
+    replay = ReplayProvider(recording)
+    replay.complete(MESSAGES, purpose="skill_learning")
+    assert replay.complete(reordered, purpose="feedback").text == "pick_place(...)"
 
 
 def test_a_continued_log_keeps_counting(recording: Path) -> None:

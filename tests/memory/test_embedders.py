@@ -118,7 +118,7 @@ def test_memory_runs_hybrid_retrieval_on_the_endpoint(server: _Server, tmp_path:
     config = EmbedderConfig(kind="openai", base_url=base_url(server), model="toy-embed")
     memory = Memory(tmp_path / "memory", make_embedder(config))
     memory.index_example(Example(id="wall", instruction="build a wall", code="build_wall()"))
-    memory.index_example(Example(id="tower", instruction="a tall tower", code="build_tower()"))
+    memory.index_example(Example(id="tower", instruction="a tower", code="build_tower()"))
     retrieval = memory.retrieve("build a wall", k_examples=1)
     assert [e.id for e in retrieval.examples] == ["wall"]
     assert [(m.query, m.method, m.rank) for m in retrieval.examples[0].matches] == [

@@ -157,6 +157,38 @@ def test_incremental_indexing_starts_an_empty_memory(workspace: Workspace, embed
     ]
 
 
+def test_examples_of_equal_score_come_in_one_order_every_time(
+    workspace: Workspace, embedder: MemoEmbedder
+):
+    def example(id: str, instruction: str) -> Example:
+        return Example(id=id, instruction=instruction, code="pass", skills=[])
+
+    for e in (
+        example("drawer_close", "Close the drawer."),
+        example("window_close", "Close the window."),
+    ):
+        save_example(e, workspace.examples_dir)
+    memory = Memory.open(workspace, embedder)
+    memory.rebuild(workspace, [])
+    # Rows added after the text index was built: LanceDB then returned the two closes, whose
+    # words score the same, in either order, about a third of the calls the other way round.
+    memory.index_examples(
+        [example("door_open", "Open the door."), example("dial", "Turn the dial.")]
+    )
+    orders = {
+        tuple(e.id for e in memory.retrieve("Close the door.", methods=TEXT).examples)
+        for _ in range(20)
+    }
+    assert orders == {("door_open", "drawer_close", "window_close")}
+
+    # Ties across the cut: which of three equal rows make the list is fixed too.
+    memory.index_examples([example(f"stack_{c}", "Stack the cups.") for c in "abc"])
+    firsts = {
+        memory.search_examples([Query("q", "Stack the cups.")], 1, TEXT)[0].key for _ in range(20)
+    }
+    assert firsts == {"stack_a"}
+
+
 def test_another_embedder_is_told_to_rebuild(
     filled: Memory, workspace: Workspace, library: list[SkillRecord]
 ):
