@@ -299,8 +299,11 @@ class MujocoBackend:
                         f"the joint '{name[len(JOINT_PREFIX) :]}' ended at {actual[name][0]:.3f}, "
                         f"{off:.3f} from the accepted run's {values[0]:.3f} (at most {allowed:.3f})"
                     )
+                # Both points, so that whoever reads it sees which way it went, not only how far.
+                (x, y, z), (ax, ay, az) = actual[name][:3], values[:3]
                 return (
-                    f"'{name}' ended {off * 1000:.1f} mm from where the accepted run left it "
+                    f"'{name}' ended at ({x:.3f}, {y:.3f}, {z:.3f}), {off * 1000:.1f} mm from "
+                    f"({ax:.3f}, {ay:.3f}, {az:.3f}), where the accepted run left it "
                     f"(at most {allowed * 1000:.1f} mm)"
                 )
         return ""

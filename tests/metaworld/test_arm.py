@@ -192,3 +192,15 @@ def test_the_arms_dot_product_rounds_each_multiply_add_once() -> None:
     assert dot3(a, b) == fused == -0.018715999999999986
     assert (0.428 * 0.602 + 0.842 * -0.111) + -0.21 * 0.871 == -0.018715999999999983
     assert norm3(np.array([3.0, 4.0, 12.0])) == 13.0
+
+
+def test_a_moved_object_is_reported_with_where_it_ended_and_where_it_was(
+    backend: MetaWorldBackend,
+) -> None:
+    accepted = {"door_handle": [0.192233, 0.723694, 0.150036, 0.0, 0.0, 0.0, 1.0]}
+    now = {"door_handle": [0.19662, 0.740384, 0.150036, 0.0, 0.0, 0.0, 1.0]}
+    assert backend.compare(accepted, now) == (
+        "'door_handle' ended at (0.197, 0.740, 0.150), 17.3 mm from (0.192, 0.724, 0.150), "
+        "where the accepted run left it (at most 10.0 mm)"
+    )
+    assert backend.compare(accepted, {"door_handle": [0.2, 0.725, 0.15, 0, 0, 0, 1]}) == ""
