@@ -13,6 +13,8 @@ _SIDE_CLEARANCE = 0.02  # metres left between a hinged handle's side and the fin
 
 _ARC_STEP = 0.02  # longest straight step, in metres, when following a hinge's arc
 
+_PUSH_GAP = 0.03  # metres back along a slide from the grip point where a pushing tip comes down
+
 
 def _horizontal_unit(direction: Point) -> Point:
     """Return the horizontal unit vector of a direction (its z ignored)."""
@@ -46,8 +48,10 @@ def open_articulated(
     gap: float | None = None,
     grasped: bool = False,
     arc_step: float | None = None,
+    pushed: bool = False,
+    front: float = 0.03,
 ) -> float:
-    """Open a drawer by drawing its handle along its slide, or turn a hinged handle such as a faucet's or a door's by pushing or pulling it round its arc, by a given amount, leaving the fingers there.
+    """Open a drawer or sliding window by drawing or pushing its handle along its slide, or turn a hinged handle such as a faucet's or a door's by pushing or pulling it round its arc, by a given amount, leaving the fingers there.
 
     Args:
         handle: name of the drawer's handle, as listed by object_names(). The gripper,
@@ -63,7 +67,13 @@ def open_articulated(
             stays closed where the push left it. With grasped, the handle is instead
             taken hold of with grasp() at its point and pulled (round its arc, with
             hinged), and the fingers stay closed on it at the end, still holding it, so
-            it stays where it was drawn to.
+            it stays where it was drawn to. With pushed, the fingers are instead closed
+            to a narrow tip that comes down beside the handle, not onto it: gap back
+            along the slide from the grip point (on the side away from direction) and
+            front across the slide towards the robot, at the grip point's height, so
+            that it comes down in front of the window or panel the handle stands on,
+            not on top of it. It then pushes the handle along direction, and stays
+            closed where the push left it.
         joint: name of the drawer's slide joint, as listed by joint_names(). Its value is
             read before and after the pull, to tell how far the drawer has opened. With
             hinged, the name of a hinge that turns about an upright axis instead.
@@ -76,9 +86,9 @@ def open_articulated(
         amount: how far in metres to open the drawer: how far the handle's grip point is
             to travel along direction from where it starts (with hinged, along its arc
             round the axis). The fingertips never end further than this past the grip
-            point's start (with hinged, along the arc, counting from where they come
-            down: at most amount plus the gap behind the handle, which is 0 with
-            grasped), and the pull stops early, without failing, where the drawer meets
+            point's start (with hinged or pushed, counting from where they come down,
+            along the arc with hinged: at most amount plus the gap behind the handle,
+            which is 0 with grasped), and the pull stops early, without failing, where the drawer meets
             its end stop or stops following.
         max_pulls: most pulls to make; after each one the handle is read again and the
             rest of the way is pulled, so a hook that lags behind is made up for, as
@@ -88,12 +98,13 @@ def open_articulated(
             side: the fingertips follow the circle through the grip point in short
             straight steps, each along the circle's tangent where they are. Turns must
             stay under half a turn.
-        gap: only with hinged: how far in metres back along the arc from the grip point
-            the closed tip comes down, at least 0. Give it for a handle whose box is much
-            wider than its bar, such as a door's pull handle that stands off the door
-            with a narrow space behind it, so the tip comes down in that space rather
-            than inside the door. None (the default) uses half the handle's narrower
-            horizontal extent plus a small clearance. Not used with grasped.
+        gap: only with hinged or pushed: how far in metres back along the arc (with
+            pushed, along the slide) from the grip point the closed tip comes down, at
+            least 0. Give it for a handle whose box is much wider than its bar, such as
+            a door's pull handle that stands off the door with a narrow space behind
+            it, so the tip comes down in that space rather than inside the door. None
+            (the default) uses half the handle's narrower horizontal extent plus a
+            small clearance with hinged, and 3 cm with pushed. Not used with grasped.
         grasped: False (the default) hooks the open fingers round the handle (or, with
             hinged, pushes its side with the closed tip). True takes hold of the handle
             with grasp() and pulls it, keeping hold of it at the end, as for a door
@@ -102,6 +113,17 @@ def open_articulated(
             circle's tangent before the fingertips' place is read again and the next
             step aimed afresh; longer steps take fewer moves. None (the default) uses
             2 cm.
+        pushed: only for a slide (not with hinged or grasped): False (the default)
+            hooks the open fingers round the handle from above. True instead pushes
+            the handle along direction with the closed tip, brought down beside it as
+            described for handle, as for a sliding window whose handle sits on the
+            window's face, where open fingers coming down onto the grip point would
+            land on top of the window.
+        front: only with pushed: how far in metres across the slide from the grip
+            point, towards the robot, the closed tip comes down, at least 0. 0 brings
+            it down in line with the grip point, right against the handle's side and
+            as close to the window as the handle itself, for a handle that stands only
+            a little off the window's face, which a tip further out would sweep past.
 
     Returns:
         How far the drawer actually opened: how far the joint moved (in either sense)
@@ -114,6 +136,10 @@ def open_articulated(
         raise ValueError("gap must not be negative")
     if arc_step is not None and arc_step <= 0.0:
         raise ValueError("arc_step must be positive")
+    if pushed and (hinged or grasped):
+        raise ValueError("pushed is only for a slide, without hinged or grasped")
+    if front < 0.0:
+        raise ValueError("front must not be negative")
     pull = _horizontal_unit(direction)
     start = joint_value(joint)
     if amount <= _TOLERANCE:
@@ -153,6 +179,8 @@ def open_articulated(
 
     else:
         handle_start = _along(handle, pull)
+        if pushed:
+            slack = _PUSH_GAP if gap is None else gap
 
         def opened() -> float:
             return _along(handle, pull) - handle_start
@@ -163,6 +191,8 @@ def open_articulated(
         def approach() -> None:
             if grasped:
                 grasp(handle)
+            elif pushed:
+                _come_behind(handle, pull, slack, front)
             else:
                 _hook(handle)
 
@@ -261,3 +291,25 @@ def _follow_arc(
         if gained < _MIN_PROGRESS:
             break  # blocked: the hinge is at its stop
     return got
+
+
+def _come_behind(handle: str, pull: Point, gap: float, front: float) -> None:
+    """Bring the closed fingertips down beside a slide's handle, ready to push it along the slide.
+
+    Args:
+        handle: the handle's name; the fingertips end at the height of its grip point.
+        pull: the horizontal unit direction in which the handle is to be pushed.
+        gap: how far in metres back along the slide, behind the grip point, they come down.
+        front: how far in metres across the slide, towards the robot, they come down.
+    """
+    close_gripper()  # a narrow tip to push with
+    grip = object_pose(handle).position
+    across = Point(-pull.y, pull.x, 0.0)
+    if across.x * grip.x + across.y * grip.y > 0.0:
+        across = Point(-across.x, -across.y, 0.0)  # point towards the robot
+    spot = Point(
+        grip.x - pull.x * gap + across.x * front,
+        grip.y - pull.y * gap + across.y * front,
+        grip.z,
+    )
+    _come_down(spot, max(bounding_box(handle)[1].z, grip.z) + _CLEARANCE)

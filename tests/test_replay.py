@@ -208,6 +208,10 @@ RECORDED = {
         ("peg-insert-side-near", True, 3, 1),
         ("basketball-under-hoop", False, 6, 0),
     ],
+    "metaworld-layouts-articulated": [
+        ("window-open-far", True, 3, 4),
+        ("door-close-wide", True, 3, 4),
+    ],
 }
 
 
@@ -221,9 +225,10 @@ def test_replay_regrows_the_metaworld_and_kitchen_skills(tmp_path: Path) -> None
     The objects and articulated sessions grew their skills on the Ravens library alone; the
     Kitchen's was recorded on every skill and example shipped then; the doors' on all of that
     with the Kitchen's too, and they extended the drawer's skills; the layouts' on all of that,
-    and they extended the peg's skill, so the library shipped now is theirs.
+    and they extended the peg's skill and the drawer's two again, so the library shipped now
+    is theirs.
     """
-    objects, articulated, kitchen, doors, layouts = (
+    objects, articulated, kitchen, doors, layouts, layouts_articulated = (
         load_curriculum(path)
         for path in (
             METAWORLD / "objects.yaml",
@@ -231,6 +236,7 @@ def test_replay_regrows_the_metaworld_and_kitchen_skills(tmp_path: Path) -> None
             KITCHEN / "kitchen.yaml",
             METAWORLD / "doors.yaml",
             METAWORLD / "layouts.yaml",
+            METAWORLD / "layouts_articulated.yaml",
         )
     )
     sessions = METAWORLD / "sessions"
@@ -244,7 +250,8 @@ def test_replay_regrows_the_metaworld_and_kitchen_skills(tmp_path: Path) -> None
         )
         grown.append(workspace)
 
-    workspace = library_before(tmp_path / "kitchen", [kitchen, doors, layouts], grown=grown)
+    later = [kitchen, doors, layouts, layouts_articulated]
+    workspace = library_before(tmp_path / "kitchen", later, grown=grown)
     before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
     outcomes = replay(workspace, KITCHEN / "sessions" / "kitchen.jsonl", kitchen)
     assert [(o.task, o.accepted, o.rounds) for o in outcomes] == RECORDED[kitchen.name]
@@ -253,7 +260,11 @@ def test_replay_regrows_the_metaworld_and_kitchen_skills(tmp_path: Path) -> None
     assert grown_now == {**before, **reference_skills("kitchen")}
     assert learnt_examples(workspace.examples_dir, kitchen) == learnt_examples(SHIPPED, kitchen)
 
-    for curriculum, session in ((doors, "doors"), (layouts, "layouts")):
+    for curriculum, session in (
+        (doors, "doors"),
+        (layouts, "layouts"),
+        (layouts_articulated, "layouts_articulated"),
+    ):
         outcomes = replay(workspace, sessions / f"{session}.jsonl", curriculum)
         assert [(o.task, o.accepted, o.rounds, o.regression_checks) for o in outcomes] == (
             RECORDED[curriculum.name]
