@@ -15,8 +15,6 @@ _MIN_UPRIGHT = 0.9  # least |z| of a hinge's unit axis for it to count as uprigh
 
 _MIN_TANGENT = 0.1  # least share of direction across the radius for it to pick a way round
 
-_TURN_TOLERANCE = 0.03  # radians short of max_turn at which a hinged turn counts as done
-
 
 def _unit_xy(direction: Point) -> tuple[float, float]:
     """Return the horizontal unit vector of a direction, ignoring its z."""
@@ -46,11 +44,10 @@ def close_articulated(
     distance: float,
     *,
     hinged: bool = False,
-    arc_step: float | None = None,
+    arc_step: float = _ARC_STEP,
     radius: float | None = None,
-    max_turn: float | None = None,
 ) -> float:
-    """Close a drawer or sliding window by pushing its handle along its slide with the closed fingertips until it reaches its end stop or has gone a given distance, or turn a hinged handle such as a faucet's or a door's back round its arc.
+    """Close a drawer or sliding window by pushing its handle along its slide with the closed fingertips until it reaches its end stop or has gone a given distance, or turn a hinged handle such as a faucet's back round its arc.
 
     Args:
         handle: name of the drawer's (or window's) handle, as listed by object_names().
@@ -71,8 +68,8 @@ def close_articulated(
             object_size() gives it) plus the small clearance back along the arc. It then
             pushes the handle round, and is lifted off in the same way, stepping across
             the arc (along its radius, to the robot's side) only if blocked above. With
-            radius, it comes down and pushes on a circle of that radius instead, as
-            described there.
+            hinged and radius, the tip comes down and pushes nearer the hinge instead,
+            on the door's outer face, as told under radius.
         joint: name of the slide joint, as listed by joint_names(). Its value is read
             before and after the push, to tell how far the drawer or window has closed.
             With hinged, the name of a hinge that turns about an upright axis instead.
@@ -94,33 +91,26 @@ def close_articulated(
             side: the fingertips follow the circle through the grip point in short
             straight steps, each ending back on the circle, and stop early where the
             handle will not turn further.
-        arc_step: only with hinged: the most arc in metres, along the circle through the
-            grip point, that one straight push covers before the fingertips' place is
-            read again and the next step aimed afresh back at the circle. Longer steps
-            take fewer moves, for a large door where the episode is short; the steps
-            then cut a little inside the circle. It must be positive. None (the default)
-            uses 2 cm. Not used without hinged. With radius, the arc is measured along
-            the circle of that radius.
-        radius: only with hinged: the distance in metres from the hinge's axis at which
-            the tip pushes, for a door that stands open so wide that its handle is out
-            of reach: the tip then pushes the door's outer face, nearer the hinge,
-            rather than the handle. It comes down on the circle of this radius round
-            the axis, at the grip point's height, on the side the handle turns away
-            from, as far from the line through the axis and the grip point as half the
-            handle's narrower horizontal extent plus the small clearance (which must be
-            less than radius). It then pushes round along that circle, in the same
-            steps, to the same bearing from the axis at which it would end on the grip
-            point's circle, so distance keeps its meaning, and stops early in the same
-            way. None (the default) pushes on the circle through the grip point.
-        max_turn: only with hinged: how far in radians the hinge is to turn, for a
-            door that is shut once it has turned that far (as the bearing of its goal
-            from the axis tells). The hinge's value is read after each step, and the
-            pushing stops as soon as it has turned this far from its value at the
-            start (in either sense, to within a small tolerance), even where distance
-            would take the tip further; the tip is then only lifted straight up off
-            the door, without stepping across the arc first, so no moves are spent
-            pressing on the shut door or going round it. None (the default) pushes the
-            whole distance and retreats as described for handle.
+        arc_step: only with hinged: the longest straight push, in metres, when
+            following the arc. Each push goes along the chord to the next point on the
+            circle, and where the fingertips are is read again before the next. The
+            default, 2 cm, keeps close to the arc; a longer step, such as 8 cm, takes
+            far fewer pushes, as suits a wide door whose handle travels far round its
+            hinge where the episode has few steps to spare. Ignored without hinged.
+        radius: only with hinged: how far from the hinge's axis, in metres, the tip
+            pushes. None (the default) pushes beside the handle, on the circle through
+            the grip point, as above. A number instead pushes on the door's outer face
+            nearer the hinge, for a door open so wide that its handle lies out of the
+            tip's reach: the tip comes down on the circle of that radius round the
+            axis, at the grip point's height and at the same bearing from the axis as
+            it would beside the handle (the grip point's bearing, turned back by the
+            angle that half the handle's narrower horizontal extent plus the small
+            clearance makes along the arc through the grip point). It then goes round
+            the axis through the same angle as it would at the handle, in chords of at
+            most arc_step on its own, smaller circle, and stops early in the same way.
+            Where the handle stands out from the door, the door's face lies ahead of
+            the grip point's bearing, so the door lags the tip by that angle; the
+            caller allows for it in distance. Ignored without hinged.
 
     Returns:
         How far the drawer or window actually closed, in metres: how far the slide joint
@@ -132,14 +122,11 @@ def close_articulated(
     if distance < 0.0:
         raise ValueError("distance must not be negative")
     if hinged:
-        step = _ARC_STEP if arc_step is None else arc_step
-        if step <= 0.0:
+        if arc_step <= 0.0:
             raise ValueError("arc_step must be positive")
         if radius is not None and radius <= 0.0:
             raise ValueError("radius must be positive")
-        if max_turn is not None and max_turn < 0.0:
-            raise ValueError("max_turn must not be negative")
-        return _close_hinged(handle, joint, direction, distance, step, radius, max_turn)
+        return _close_hinged(handle, joint, direction, distance, arc_step, radius)
 
     ux, uy = _unit_xy(direction)
     centre = object_pose(handle).position
@@ -216,11 +203,10 @@ def _close_hinged(
     joint: str,
     direction: Point,
     distance: float,
-    arc_step: float,
+    arc_step: float = _ARC_STEP,
     push_radius: float | None = None,
-    max_turn: float | None = None,
 ) -> float:
-    """Turn a handle about an upright hinge by pushing round its arc (or a circle nearer the hinge) in steps of at most arc_step, until it has turned max_turn if given; return how far the hinge turned."""
+    """Turn a handle about an upright hinge by pushing its side round its arc; return how far the hinge turned."""
     axis_at, axis_dir = joint_axis(joint)
     if abs(axis_dir.z) < _MIN_UPRIGHT:
         raise ValueError("hinged needs a hinge that turns about an upright axis")
@@ -241,39 +227,29 @@ def _close_hinged(
         raise ValueError("direction must not point towards or away from the hinge's axis")
     sense = math.copysign(1.0, across)
 
-    # Come down behind the handle's side with a clearance: on the grip point's circle,
-    # back along its arc, or on a circle nearer the hinge, as far off the line from
-    # the axis through the grip point. Either way the tip ends at the bearing that the
-    # clearance gap plus distance round the grip point's arc give.
+    # Come down on the circle, behind the handle's side along the arc, with a clearance;
+    # with push_radius, at the same bearing on a circle nearer the hinge, behind the
+    # door's outer face, where the handle itself is out of reach.
     size = object_size(handle)
     back = min(size.x, size.y) / 2.0 + _CLEARANCE
     grip_angle = math.atan2(grip.y - cy, grip.x - cx)
-    end_angle = grip_angle + sense * (_CLEARANCE + distance - back) / radius
-    if push_radius is None:
-        circle = radius
-        start_angle = grip_angle - sense * back / radius
-    else:
-        if push_radius <= back:
-            raise ValueError("radius must exceed half the handle's narrower extent plus the clearance")
-        circle = push_radius
-        start_angle = grip_angle - sense * math.asin(back / push_radius)
-    start = _on_circle(cx, cy, circle, start_angle, grip.z)
+    start_angle = grip_angle - sense * back / radius
+    tip_radius = radius if push_radius is None else push_radius
+    scale = 1.0 if push_radius is None else push_radius / radius
+    start = _on_circle(cx, cy, tip_radius, start_angle, grip.z)
     over_z = max(_clear_height(handle), grip.z + _LIFT_MARGIN)
     _come_down(start, over_z)
 
-    # Cross the clearance gap, then push the handle (or the door) round in chords of
-    # at most arc_step, each aimed back at the circle so errors do not build up; stop
-    # early where a chord is blocked (the end stop), or as soon as the hinge has
-    # turned max_turn (the door is shut).
+    # Cross the clearance gap, then push the handle round by distance along the arc in
+    # chords of at most arc_step, each aimed back at the circle so errors do not build
+    # up; stop early where a chord is blocked (the handle's end stop). Nearer the hinge
+    # the tip goes round the same angle along a shorter arc.
     before = joint_value(joint)
-    sweep = max(0.0, sense * (end_angle - start_angle))
-    travel = sweep * circle
-    steps = max(1, math.ceil(travel / arc_step))
+    travel = _CLEARANCE + distance
+    steps = max(1, math.ceil(travel * scale / arc_step))
     for i in range(1, steps + 1):
-        if max_turn is not None and abs(joint_value(joint) - before) >= max_turn - _TURN_TOLERANCE:
-            break
-        angle = start_angle + sense * sweep * i / steps
-        target = _on_circle(cx, cy, circle, angle, grip.z)
+        angle = start_angle + sense * (travel * i / steps) / radius
+        target = _on_circle(cx, cy, tip_radius, angle, grip.z)
         here = ee_pose().position
         dx, dy = target.x - here.x, target.y - here.y
         length = math.hypot(dx, dy)
@@ -282,11 +258,6 @@ def _close_hinged(
         if push(Point(dx, dy, 0.0), length) < length - _TOLERANCE:
             break
     after = joint_value(joint)
-
-    # Once the door is shut, only lift the tip straight up off it.
-    if max_turn is not None:
-        _rise_to(over_z)
-        return abs(after - before)
 
     # Lift off without turning the handle back: up, or if blocked, across the arc
     # (along the radius, to the robot's side) first and then up.

@@ -5,9 +5,7 @@ from lyra.api import Point, ee_pose, held_object, move_ee, object_pose, object_s
 
 _MIN_MOVE = 0.002  # metres; fingertip motions shorter than this are skipped
 
-_MIN_PROGRESS = 0.001  # metres; a push that gets less far than this counts as blocked
-
-_REACH_MARGIN = 0.0005  # metres; fingertip targets are kept this far inside the reachable box
+_WORKSPACE_MARGIN = 0.001  # metres kept inside the reachable box when a target lies on or past its edge
 
 
 def _unit_horizontal(v: Point) -> tuple[float, float]:
@@ -44,7 +42,7 @@ def _leading_end(obj: str, ux: float, uy: float) -> Point:
 
 
 def _move_tip(x: float, y: float, z: float) -> None:
-    """Move the fingertips straight to (x, y, z), kept inside the reachable box, unless they are already there."""
+    """Move the fingertips straight to (x, y, z), kept just inside the reachable box, unless they are already there."""
     box = workspace()
     x = _clamp(x, box.low.x, box.high.x)
     y = _clamp(y, box.low.y, box.high.y)
@@ -72,15 +70,13 @@ def insert_into(
     *,
     entry_distance: float = 0.1,
     align_tolerance_deg: float = 10.0,
-    finish_tolerance: float = 0.005,
-    max_extra_pushes: int = 3,
 ) -> None:
     """Pick up a peg-like object and push it straight into a hole in the side of another object, along the hole's axis, without letting go.
 
-    Every point the fingertips are moved to is kept just inside the box they can reach,
-    as workspace() gives it. Where the hole lies at the edge of that box, obj is lined
-    up with the hole as closely as the box allows (a hole at the edge of the reach is
-    then missed by at most the small amount the fingertips had to be held back by).
+    Every fingertip target is kept just inside the box the fingertips can reach, as
+    workspace() gives it: a target on or past its edge (such as a hole right at the
+    reach's near edge) is moved the least way inside it, so obj may end up a millimetre
+    or so off the hole's centre there instead of the move failing.
 
     Args:
         obj: name of the object to insert, as listed by object_names() (for example the
@@ -92,7 +88,7 @@ def insert_into(
         hole: name of the object that marks the hole, as listed by object_names() (for
             example the goal inside the box's side hole). The leading end of obj ends up
             at the centre of hole, as object_pose() gives it when the skill starts, x, y
-            and z alike.
+            and z alike (as near as the reachable box allows).
         direction: the horizontal direction in which obj moves into the hole, as a
             vector that need not be of unit length. Its z is ignored. For example,
             Point(-1, 0, 0) is for a hole that opens towards +x (the robot's right). obj
@@ -106,17 +102,10 @@ def insert_into(
             direction by more than this many degrees, obj is first picked up and put
             back where it lay, turned so that its long side runs along direction (the
             gripper cannot turn while holding it). An obj already held is used as held.
-        finish_tolerance: after the push in, how far in metres the leading end of obj
-            may still be short of the hole's centre, along direction, before the rest
-            of the way is pushed again (obj can lag behind the fingertips in the grip).
-        max_extra_pushes: the most extra pushes made to cover that shortfall; they stop
-            early where obj no longer moves (it is blocked, as at the hole's bottom).
-            0 makes none.
     """
     if entry_distance <= 0:
         raise ValueError("entry_distance must be positive")
     ux, uy = _unit_horizontal(direction)
-    along = Point(ux, uy, 0.0)
 
     # The hole's centre as it is at the start, and the point the leading end lines up at.
     goal = object_pose(hole).position
@@ -152,24 +141,12 @@ def insert_into(
     )
 
     # Move straight in along the hole's axis; push() does not fail on light contact.
-    push(along, entry_distance)
-
-    # Where obj lagged behind the fingertips, push the rest of the way, never past the centre.
-    for _ in range(max(0, max_extra_pushes)):
-        lead = _leading_end(obj, ux, uy)
-        short = (goal.x - lead.x) * ux + (goal.y - lead.y) * uy
-        if short <= finish_tolerance:
-            break
-        before = lead
-        push(along, short)
-        lead = _leading_end(obj, ux, uy)
-        if (lead.x - before.x) * ux + (lead.y - before.y) * uy < _MIN_PROGRESS:
-            break  # obj does not move on: it is blocked
+    push(Point(ux, uy, 0.0), entry_distance)
 
 
 def _clamp(value: float, low: float, high: float) -> float:
-    """Return value limited to [low, high] less a small margin at each end (the middle if that is empty)."""
-    low, high = low + _REACH_MARGIN, high - _REACH_MARGIN
-    if low > high:
+    """Return value limited to [low + margin, high - margin] (to the middle if that range is empty)."""
+    lo, hi = low + _WORKSPACE_MARGIN, high - _WORKSPACE_MARGIN
+    if lo > hi:
         return (low + high) / 2
-    return min(max(value, low), high)
+    return min(max(value, lo), hi)

@@ -11,9 +11,9 @@ _CLEARANCE = 0.05  # metres above the handle's box from which the fingers come d
 
 _SIDE_CLEARANCE = 0.02  # metres left between a hinged handle's side and the fingertips
 
-_ARC_STEP = 0.02  # longest straight step, in metres, when following a hinge's arc
+_ARC_STEP = 0.02  # default longest straight step, in metres, when following a hinge's arc
 
-_PUSH_GAP = 0.03  # metres back along a slide from the grip point where a pushing tip comes down
+_BESIDE_GAP = 0.03  # metres back along a slide from the grip point at which the closed tip comes in
 
 
 def _horizontal_unit(direction: Point) -> Point:
@@ -45,13 +45,12 @@ def open_articulated(
     *,
     max_pulls: int = 5,
     hinged: bool = False,
-    gap: float | None = None,
-    grasped: bool = False,
-    arc_step: float | None = None,
-    pushed: bool = False,
-    front: float = 0.03,
+    hook: bool = False,
+    hold: bool = False,
+    arc_step: float = _ARC_STEP,
+    beside: bool = False,
 ) -> float:
-    """Open a drawer or sliding window by drawing or pushing its handle along its slide, or turn a hinged handle such as a faucet's or a door's by pushing or pulling it round its arc, by a given amount, leaving the fingers there.
+    """Open a drawer by drawing its handle along its slide, or turn a hinged handle such as a faucet's by pushing it round its arc, by a given amount, leaving the fingers there.
 
     Args:
         handle: name of the drawer's handle, as listed by object_names(). The gripper,
@@ -62,18 +61,18 @@ def open_articulated(
             a narrow tip that comes down beside the handle, not onto it: on the circle
             through the grip point, at the grip point's height, on the side the handle
             turns away from, half the handle's narrower horizontal extent (as
-            object_size() gives it) plus a small clearance back along the arc (or gap
-            back along it, where gap is given). It then pushes the handle round, and
-            stays closed where the push left it. With grasped, the handle is instead
-            taken hold of with grasp() at its point and pulled (round its arc, with
-            hinged), and the fingers stay closed on it at the end, still holding it, so
-            it stays where it was drawn to. With pushed, the fingers are instead closed
-            to a narrow tip that comes down beside the handle, not onto it: gap back
-            along the slide from the grip point (on the side away from direction) and
-            front across the slide towards the robot, at the grip point's height, so
-            that it comes down in front of the window or panel the handle stands on,
-            not on top of it. It then pushes the handle along direction, and stays
-            closed where the push left it.
+            object_size() gives it) plus a small clearance back along the arc. It then
+            pushes the handle round, and stays closed where the push left it. With
+            hinged and hook, the open fingers come down to straddle the grip point as
+            for a drawer, and draw the handle round its arc without closing, staying
+            open at the handle at the end. With hinged and hold, the handle is instead
+            taken hold of with grasp(), from above onto its grip point, pulled round
+            its arc while held, and still held in the closed gripper at the end, so
+            the door stays where it was pulled to. With beside (and not hinged), the
+            fingers are instead closed to a narrow tip that comes down in front of the
+            handle's box (on the robot's side of the slide, -y for a window that slides
+            along x), not onto it, and then pushes the handle along its slide from
+            beside it; it stays closed where the push left it.
         joint: name of the drawer's slide joint, as listed by joint_names(). Its value is
             read before and after the pull, to tell how far the drawer has opened. With
             hinged, the name of a hinge that turns about an upright axis instead.
@@ -86,10 +85,11 @@ def open_articulated(
         amount: how far in metres to open the drawer: how far the handle's grip point is
             to travel along direction from where it starts (with hinged, along its arc
             round the axis). The fingertips never end further than this past the grip
-            point's start (with hinged or pushed, counting from where they come down,
-            along the arc with hinged: at most amount plus the gap behind the handle,
-            which is 0 with grasped), and the pull stops early, without failing, where the drawer meets
-            its end stop or stops following.
+            point's start (with hinged, along the arc, counting from where they come
+            down: at most amount plus the gap behind the handle, which is nil with
+            hook or hold; without hinged, at most amount plus the gap behind the grip
+            point with beside, and amount otherwise), and the pull stops early, without failing, where the drawer meets its
+            end stop or stops following.
         max_pulls: most pulls to make; after each one the handle is read again and the
             rest of the way is pulled, so a hook that lags behind is made up for, as
             long as the fingertips stay within amount of where they started.
@@ -98,32 +98,34 @@ def open_articulated(
             side: the fingertips follow the circle through the grip point in short
             straight steps, each along the circle's tangent where they are. Turns must
             stay under half a turn.
-        gap: only with hinged or pushed: how far in metres back along the arc (with
-            pushed, along the slide) from the grip point the closed tip comes down, at
-            least 0. Give it for a handle whose box is much wider than its bar, such as
-            a door's pull handle that stands off the door with a narrow space behind
-            it, so the tip comes down in that space rather than inside the door. None
-            (the default) uses half the handle's narrower horizontal extent plus a
-            small clearance with hinged, and 3 cm with pushed. Not used with grasped.
-        grasped: False (the default) hooks the open fingers round the handle (or, with
-            hinged, pushes its side with the closed tip). True takes hold of the handle
-            with grasp() and pulls it, keeping hold of it at the end, as for a door
-            that would otherwise swing on or back once let go.
-        arc_step: only with hinged: the longest straight step in metres along the
-            circle's tangent before the fingertips' place is read again and the next
-            step aimed afresh; longer steps take fewer moves. None (the default) uses
-            2 cm.
-        pushed: only for a slide (not with hinged or grasped): False (the default)
-            hooks the open fingers round the handle from above. True instead pushes
-            the handle along direction with the closed tip, brought down beside it as
-            described for handle, as for a sliding window whose handle sits on the
-            window's face, where open fingers coming down onto the grip point would
-            land on top of the window.
-        front: only with pushed: how far in metres across the slide from the grip
-            point, towards the robot, the closed tip comes down, at least 0. 0 brings
-            it down in line with the grip point, right against the handle's side and
-            as close to the window as the handle itself, for a handle that stands only
-            a little off the window's face, which a tip further out would sweep past.
+        hook: only with hinged. False (the default) pushes the handle's side with the
+            closed tip, as above. True instead hooks the handle between the open fingers,
+            as for a drawer, and draws it round the arc, as for a door whose handle
+            stands out from it, where there is no room beside the handle for the tip to
+            come down. Ignored without hinged.
+        hold: only with hinged. False (the default) leaves the approach to hook. True
+            takes hold of the handle with grasp() instead (hook is then ignored) and
+            pulls it round the arc held in the gripper, so it cannot run away from or
+            bounce off the fingers, and keeps holding it at the end. Ignored without
+            hinged.
+        arc_step: only with hinged: the longest straight push, in metres, when
+            following the arc. Each push goes along the circle's tangent where the
+            fingertips are (steering back onto the circle), and where they are is read
+            again before the next. The default, 2 cm, keeps close to the arc; a longer
+            step, such as 8 cm, takes far fewer pushes, as suits a held handle on a
+            wide door where the episode has few steps to spare.
+        beside: only without hinged. False (the default) hooks the handle between the
+            open fingers from above, as above. True is for a handle on the front of
+            something that stands over it, such as a sliding window, where the fingers
+            cannot come down onto the handle: the gripper is closed to a narrow tip
+            and brought down from above in front of the handle's box as bounding_box()
+            gives it (a small clearance outside its face on the robot's side, across
+            the slide), 3 cm back along direction from the grip point, on the side
+            away from where the handle is to go, at the grip point's height. It is
+            then moved straight in towards the grip point's line along direction,
+            stopping where it meets something (the window itself), so that it lies
+            just beside the handle, and pushes the handle along direction. Ignored
+            with hinged.
 
     Returns:
         How far the drawer actually opened: how far the joint moved (in either sense)
@@ -132,14 +134,6 @@ def open_articulated(
     """
     if held_object() is not None:
         raise RuntimeError(f"the gripper must be empty to open {handle!r}")
-    if gap is not None and gap < 0.0:
-        raise ValueError("gap must not be negative")
-    if arc_step is not None and arc_step <= 0.0:
-        raise ValueError("arc_step must be positive")
-    if pushed and (hinged or grasped):
-        raise ValueError("pushed is only for a slide, without hinged or grasped")
-    if front < 0.0:
-        raise ValueError("front must not be negative")
     pull = _horizontal_unit(direction)
     start = joint_value(joint)
     if amount <= _TOLERANCE:
@@ -155,32 +149,27 @@ def open_articulated(
             raise ValueError("direction must go round the hinge, not towards or away from its axis")
         sense = math.copysign(1.0, turn)  # +1 counter-clockwise seen from above
         start_angle = _angle_about(grip, centre)
-        step_length = _ARC_STEP if arc_step is None else arc_step
-        if grasped:
-            slack = 0.0
-        elif gap is None:
+        if not hook and not hold:
             size = object_size(handle)
             slack = min(size.x, size.y) / 2.0 + _SIDE_CLEARANCE
-        else:
-            slack = gap
 
         def opened() -> float:
             angle = _angle_about(object_pose(handle).position, centre) - start_angle
             return sense * math.remainder(angle, 2.0 * math.pi) * radius
 
         def draw(step: float) -> float:
-            return _follow_arc(centre, radius, sense, step, step_length)
+            return _follow_arc(centre, radius, sense, step, longest=arc_step)
 
         def approach() -> None:
-            if grasped:
+            if hold:
                 grasp(handle)
+            elif hook:
+                _hook(handle)
             else:
                 _come_beside(handle, centre, radius, sense, slack)
 
     else:
         handle_start = _along(handle, pull)
-        if pushed:
-            slack = _PUSH_GAP if gap is None else gap
 
         def opened() -> float:
             return _along(handle, pull) - handle_start
@@ -188,11 +177,12 @@ def open_articulated(
         def draw(step: float) -> float:
             return push(pull, step)
 
+        if beside:
+            slack = _BESIDE_GAP
+
         def approach() -> None:
-            if grasped:
-                grasp(handle)
-            elif pushed:
-                _come_behind(handle, pull, slack, front)
+            if beside:
+                _come_in_front(handle, pull, slack)
             else:
                 _hook(handle)
 
@@ -257,16 +247,16 @@ def _hinge_centre(joint: str) -> Point:
 
 
 def _follow_arc(
-    centre: Point, radius: float, sense: float, length: float, step_length: float = _ARC_STEP
+    centre: Point, radius: float, sense: float, length: float, *, longest: float = _ARC_STEP
 ) -> float:
-    """Move the fingertips round an upright axis in straight steps, pushing what they meet.
+    """Move the fingertips round an upright axis in short straight steps, pushing what they meet.
 
     Args:
         centre: a point on the axis; only its x and y are used.
         radius: the circle's radius in metres; each step also steers back onto it.
         sense: +1.0 to go counter-clockwise seen from above, -1.0 to go clockwise.
         length: the furthest in metres to go along the arc.
-        step_length: the longest straight step in metres, along the circle's tangent.
+        longest: the longest straight step in metres.
 
     Returns:
         How far the fingertips got along the arc, in metres.
@@ -279,7 +269,7 @@ def _follow_arc(
         if r < 1e-6:
             break
         ux, uy = rx / r, ry / r
-        step = min(step_length, length - got)
+        step = min(longest, length - got)
         drift = radius - r  # back onto the circle
         dx = -sense * uy * step + ux * drift
         dy = sense * ux * step + uy * drift
@@ -293,23 +283,38 @@ def _follow_arc(
     return got
 
 
-def _come_behind(handle: str, pull: Point, gap: float, front: float) -> None:
-    """Bring the closed fingertips down beside a slide's handle, ready to push it along the slide.
+def _come_in_front(handle: str, pull: Point, gap: float) -> None:
+    """Bring the closed fingertips down in front of a sliding handle's box, then in beside the handle.
 
     Args:
         handle: the handle's name; the fingertips end at the height of its grip point.
-        pull: the horizontal unit direction in which the handle is to be pushed.
-        gap: how far in metres back along the slide, behind the grip point, they come down.
-        front: how far in metres across the slide, towards the robot, they come down.
+        pull: the horizontal unit direction in which the handle is to slide.
+        gap: how far in metres back along pull from the grip point they come in.
     """
     close_gripper()  # a narrow tip to push with
     grip = object_pose(handle).position
-    across = Point(-pull.y, pull.x, 0.0)
-    if across.x * grip.x + across.y * grip.y > 0.0:
-        across = Point(-across.x, -across.y, 0.0)  # point towards the robot
+    low, high = bounding_box(handle)
+    front = _front_of(pull)
+    # how far the box's face on the robot's side lies in front of the grip point
+    reach = max(
+        (x - grip.x) * front.x + (y - grip.y) * front.y
+        for x in (low.x, high.x)
+        for y in (low.y, high.y)
+    )
+    out = max(reach, 0.0) + _SIDE_CLEARANCE
     spot = Point(
-        grip.x - pull.x * gap + across.x * front,
-        grip.y - pull.y * gap + across.y * front,
+        grip.x - pull.x * gap + front.x * out,
+        grip.y - pull.y * gap + front.y * out,
         grip.z,
     )
-    _come_down(spot, max(bounding_box(handle)[1].z, grip.z) + _CLEARANCE)
+    _come_down(spot, max(high.z, grip.z) + _CLEARANCE)
+    # in towards the grip point's line, stopping where the window (or handle) is met
+    push(Point(-front.x, -front.y, 0.0), out)
+
+
+def _front_of(pull: Point) -> Point:
+    """Return the horizontal unit vector across a slide that points to the robot's side (-y)."""
+    fx, fy = pull.y, -pull.x
+    if fy > 1e-9 or (abs(fy) <= 1e-9 and fx > 0.0):
+        fx, fy = -fx, -fy
+    return Point(fx, fy, 0.0)

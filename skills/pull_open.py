@@ -1,63 +1,37 @@
 import math
 
-from lyra.api import Point, ee_pose, grasp, held_object, joint_axis, joint_names, joint_value, object_names, object_pose, push, release
+import numpy as np
+
+from lyra.api import Point, grasp, held_object, joint_axis, joint_value, object_pose, push, release
 
 
-_ANGLE_TOL_DEG = 1.0  # the pull counts as done this close to angle_deg
+_DONE_TOL_DEG = 0.5      # the door counts as opened by angle_deg once within this
 
-_STALL_DEG = 0.5  # a step that turns the door less than this (or a quarter of its aim) did not move it
+_STALL_DEG = 0.3         # a pull from a fresh grasp that turns the hinge less than this has met the end stop
 
-_MAX_STALLS = 2  # this many stalled steps in a row, the last one right after a fresh grasp, mean the end stop
-
-_LAG = 0.5  # a step that turns the door less than this share of its aim leaves it lagging behind the fingers
-
-_SLIP_M = 0.01  # metres the fingertips may drift from where they took the handle before they take it again
-
-_MIN_RADIUS = 1e-3  # metres: a grip point this close to the axis cannot be drawn round it
-
-_MIN_TOWARDS = 0.05  # the tangent's y must be at least this far from 0 to tell which way is out
+_SLIP_FRACTION = 0.5     # a step that turns the hinge less than this share of what was asked has slipped
 
 
-def _unit(v: tuple[float, float, float]) -> tuple[float, float, float] | None:
-    """Return v scaled to unit length, or None where it has no length."""
-    n = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-    if n < 1e-9:
-        return None
-    return (v[0] / n, v[1] / n, v[2] / n)
+def _vec(p: Point) -> np.ndarray:
+    return np.array([p.x, p.y, p.z], dtype=float)
 
 
-def _circle(
-    point: Point, axis_point: Point, axis: tuple[float, float, float]
-) -> tuple[tuple[float, float, float], tuple[float, float, float], float]:
-    """Return the unit radius (out from the axis), the unit tangent (axis cross radius) and the radius of the circle about the axis through a point.
-
-    Args:
-        point: the point on the circle.
-        axis_point: a point on the axis.
-        axis: the axis's unit direction.
-    """
-    rx, ry, rz = point.x - axis_point.x, point.y - axis_point.y, point.z - axis_point.z
-    along = rx * axis[0] + ry * axis[1] + rz * axis[2]
-    rx, ry, rz = rx - along * axis[0], ry - along * axis[1], rz - along * axis[2]
-    radius = math.sqrt(rx * rx + ry * ry + rz * rz)
-    if radius < _MIN_RADIUS:
-        raise RuntimeError("the grip point lies on the hinge's axis: it cannot be drawn round it")
-    ax, ay, az = axis
-    radial = (rx / radius, ry / radius, rz / radius)
-    # axis is a unit vector at right angles to the radius, so the cross product has the radius's length.
-    tangent = ((ay * rz - az * ry) / radius, (az * rx - ax * rz) / radius, (ax * ry - ay * rx) / radius)
-    return radial, tangent, radius
+def _tangent(handle: str, origin: np.ndarray, axis: np.ndarray) -> tuple[np.ndarray, float]:
+    """Unit tangent (positive sense about axis) and radius of the handle's circle."""
+    p = _vec(object_pose(handle).position)
+    r = p - origin
+    r_perp = r - np.dot(r, axis) * axis
+    radius = float(np.linalg.norm(r_perp))
+    if radius < 1e-6:
+        raise ValueError(f"handle {handle!r} lies on the hinge's axis; it cannot be pulled round it")
+    t = np.cross(axis, r_perp)
+    return t / np.linalg.norm(t), radius
 
 
-def _offset(handle: str) -> tuple[float, float, float]:
-    """Return where the fingertips are from the handle's point, as a vector.
-
-    Args:
-        handle: name of the handle.
-    """
-    ee = ee_pose().position
-    p = object_pose(handle).position
-    return (ee.x - p.x, ee.y - p.y, ee.z - p.z)
+def _regrasp(handle: str) -> None:
+    """Let go of whatever the fingers still have and take the handle again where it is now."""
+    release()
+    grasp(handle)
 
 
 def pull_open(
@@ -65,137 +39,104 @@ def pull_open(
     joint: str,
     angle_deg: float,
     *,
-    step_deg: float = 5.0,
-    max_grasps: int = 3,
+    step_deg: float = 10.0,
+    max_steps: int = 20,
 ) -> float:
-    """Pull a hinged door, such as a microwave's, open by its handle: grasp the handle, draw it round the hinge's axis by a given angle, grasp it again wherever it slips or lags, and let go.
+    """Open a hinged door, such as a microwave's, by grasping its handle and pulling it round the hinge towards the robot in short steps, taking it again wherever it slips, by a given angle or until it stops, then let go of it.
 
     Args:
-        handle: name of the door's handle, as listed by object_names(kind="handle"). The
-            gripper must be empty when the skill starts. grasp() takes the handle's bar at
-            its point, as object_pose() gives it, coming in from the front (from -y).
-            The door is then pulled with push(), which moves the grasped handle along
-            with the fingers. At the end the handle is let go with release(), so the
-            gripper is left empty and drawn back from the handle, and the door stays
-            open where the pull left it.
-        joint: name of the door's hinge, as listed by joint_names(). The grip point is
-            drawn round the hinge's axis, as joint_axis() gives it, in short straight
-            push() steps. Each step runs along the chord of the circle about the axis
-            through the handle's current point, as object_pose() gives it again after the
-            last step, from that point to the point step_deg further round, so each
-            step ends back on the door's arc. The door is turned the way in which the
-            grip point first moves towards the robot (the tangent whose y is negative),
-            out of the door's front face. So the door must face the robot and start
-            less than a quarter turn open. The axis may be upright, as for a
-            microwave's side-hinged door, or level, as for a drop-down door, but it
-            must not pass through the grip point. The joint's value is read before the
-            pull and before and after each step, to tell how far the door has opened.
-        angle_deg: how far to open the door, in degrees, counted as the hinge's change
-            from its value at the start, whichever sign the joint uses. It must be
-            positive and under half a turn (180). The pull stops once the hinge has
-            turned this far, to within a degree. It stops early, without failing, where
-            two steps in a row do not turn the door, the second one right after the
-            handle was grasped afresh, as at the door's end stop.
-        step_deg: the largest angle in degrees that the door is turned by one straight
-            push() step before the handle's point is read again and the next step aimed
-            afresh. Smaller steps pull less hard on the grip but take more moves.
-        max_grasps: the most times the handle is grasped, counting the first grasp. A
-            handle held only by friction may slip in or out of the fingers when pulled.
-            After a step the handle is grasped again where it now is (the gripper first
-            opened with release()) and the rest of the angle is pulled from there,
-            when held_object() no longer gives handle, when the door turned less than
-            half the step's aim, or when the fingertips (as ee_pose() gives them) have
-            drifted more than a centimetre from where they were on the handle's point
-            just after the last grasp. The skill stops, without failing, once max_grasps
-            grasps are used up, even if the door is not yet open by angle_deg.
+        handle: name of the door's handle, as listed by object_names(kind="handle")
+            (for example the microwave door's handle). The gripper, which must be
+            empty, takes it with grasp(), coming at it from the front (from -y) onto
+            its point as object_pose() gives it, and keeps hold of it while the door
+            turns. Should the handle slip out of the fingers, it is taken again where
+            it now is: the gripper is opened and drawn back with release(), then the
+            handle is grasped afresh, and the pull goes on from there; each such grasp
+            counts as one of max_steps. A slip is told either by held_object() being
+            None, or by a step turning the hinge less than half of what it was asked
+            to, since the fingers may come off a handle held only by friction while
+            held_object() still names it. At the end the handle is let go with
+            release(), so the gripper is left open and empty, drawn back from the
+            handle.
+        joint: name of the door's hinge, as listed by joint_names(). Its axis, as
+            joint_axis() gives it (upright for a side-hinged door, level for one hinged
+            at the bottom), is what the handle is pulled round. The door is turned the
+            way that first brings the handle towards the robot (along -y), so no
+            direction need be given. The joint's value is read before the pull and
+            after each step, to tell how far the door has really opened.
+        angle_deg: how far to open the door from where it starts, in degrees, as a
+            positive angle about the hinge. The pull stops early, without failing,
+            where the door meets its end stop (a pull made straight after a fresh
+            grasp that hardly turns the hinge), so a value larger than its travel
+            opens it all the way.
+        step_deg: the most the door is turned in one step, in degrees. Each step is one
+            slow straight push() of the held handle along the tangent of the circle
+            through its current point round the hinge's axis, as long as the chord of
+            that many degrees (or of what is left to go, if less); the handle's point
+            is read again before the next step, so the fingertips keep to the arc.
+        max_steps: most steps (and re-grasps) to make; the skill stops after them even
+            if the door has not yet opened by angle_deg.
 
     Returns:
-        How far the door actually opened, in degrees: how far the hinge's joint turned,
-        in either sense, from the start to the end of the skill. This is about angle_deg
-        when the pull went all the way and less where the door met its end stop or
-        the handle slipped too often (0.0 if it never moved).
+        How far the door actually opened, in degrees: how far its hinge turned (in
+        either sense) from the start to the end of the skill.
     """
-    if handle not in object_names(kind="handle"):
-        raise ValueError(f"{handle!r} is not a handle; handles are {object_names(kind='handle')}")
-    if joint not in joint_names():
-        raise ValueError(f"{joint!r} is not a joint; joints are {joint_names()}")
-    if not 0.0 < angle_deg < 180.0:
-        raise ValueError(f"angle_deg must be positive and under 180, not {angle_deg}")
-    if not 0.0 < step_deg < 90.0:
-        raise ValueError(f"step_deg must be positive and under 90, not {step_deg}")
-    if max_grasps < 1:
-        raise ValueError(f"max_grasps must be at least 1, not {max_grasps}")
-    if held_object() is not None:
-        raise RuntimeError(f"the gripper holds {held_object()}; it must be empty to take {handle}")
-
-    axis_point, axis_dir = joint_axis(joint)
-    axis = _unit((axis_dir.x, axis_dir.y, axis_dir.z))
-    if axis is None:
-        raise RuntimeError(f"the axis of {joint} has no direction")
-
-    # Which way round the axis opens the door: the sense in which the grip point first
-    # moves towards the robot (-y). It is fixed now, so that past a quarter turn, where the
-    # tangent's y changes sign, the door keeps turning the same way.
-    _, first, _ = _circle(object_pose(handle).position, axis_point, axis)
-    if abs(first[1]) < _MIN_TOWARDS:
-        raise RuntimeError(
-            f"{handle} does not move towards the robot round {joint}: the door must face the robot"
-            " and be less than a quarter turn open"
-        )
-    sense = 1.0 if first[1] < 0.0 else -1.0
+    if step_deg <= 0.0:
+        raise ValueError("step_deg must be positive")
 
     start = joint_value(joint)
-    grasps = 0
-    stalls = 0
-    offset = None  # the fingertips' offset from the handle's point just after the last grasp; None: take it again
-    # Each step either turns the door or uses up a grasp or ends the pull; this only bounds
-    # a door that keeps lagging far behind its steps.
-    max_steps = 4 * math.ceil(angle_deg / step_deg) + 2 * max_grasps + 2
+    if angle_deg <= _DONE_TOL_DEG or max_steps <= 0:
+        return 0.0
 
-    for _ in range(max_steps):
-        rest = angle_deg - math.degrees(abs(joint_value(joint) - start))
-        if rest <= _ANGLE_TOL_DEG:
-            break  # open by angle_deg
+    axis_point, axis_dir = joint_axis(joint)
+    origin = _vec(axis_point)
+    axis = _vec(axis_dir)
+    axis = axis / np.linalg.norm(axis)
 
-        if offset is None:
-            if grasps >= max_grasps:
-                break  # it slipped once too often
-            if grasps > 0:
-                release()  # open the fingers that lost (or lag behind) the handle before taking it again
-            grasp(handle)
-            grasps += 1
-            offset = _offset(handle)
+    grasp(handle)
 
-        # One straight step along the chord from where the handle is now to the point
-        # aim further round the circle, so that the fingers end back on the door's arc.
-        radial, tangent, radius = _circle(object_pose(handle).position, axis_point, axis)
-        aim_deg = min(step_deg, rest)
-        aim = math.radians(aim_deg)
-        chord = [
-            radius * ((math.cos(aim) - 1.0) * radial[i] + sense * math.sin(aim) * tangent[i])
-            for i in range(3)
-        ]
+    # Pick, once, the sense about the axis that first brings the handle towards the robot (-y).
+    tangent, _ = _tangent(handle, origin, axis)
+    sense = -1.0 if tangent[1] > 0.0 else 1.0
+
+    steps = 0
+    fresh = True  # the handle has just been taken afresh
+    while steps < max_steps:
+        opened_deg = math.degrees(abs(joint_value(joint) - start))
+        remaining_deg = angle_deg - opened_deg
+        if remaining_deg <= _DONE_TOL_DEG:
+            break
+
+        if held_object() is None:
+            _regrasp(handle)  # it slipped: take it again where it now is
+            fresh = True
+            steps += 1
+            continue
+
+        tangent, radius = _tangent(handle, origin, axis)
+        asked_deg = min(step_deg, remaining_deg)
+        step = math.radians(asked_deg)
+        chord = 2.0 * radius * math.sin(step / 2.0)
+        direction = sense * tangent
+
         before = joint_value(joint)
-        push(Point(chord[0], chord[1], chord[2]), 2.0 * radius * math.sin(aim / 2.0))
-        moved = math.degrees(abs(joint_value(joint) - before))
+        push(Point(*(float(c) for c in direction)), chord)
+        steps += 1
+        turned_deg = math.degrees(abs(joint_value(joint) - before))
 
-        if moved < min(_STALL_DEG, 0.25 * aim_deg):
-            stalls += 1
-            if stalls >= _MAX_STALLS:
-                break  # even a fresh grasp does not turn the door: it is at its end stop
-        else:
-            stalls = 0
+        if turned_deg >= _SLIP_FRACTION * asked_deg:
+            fresh = False
+            continue  # the door followed the fingers: pull on
 
-        # Take the handle afresh where it slipped out, where the door lags behind the
-        # fingers, or where the fingers have slid along the handle.
-        if (
-            held_object() != handle
-            or moved < _LAG * aim_deg
-            or math.dist(_offset(handle), offset) > _SLIP_M
-        ):
-            offset = None
+        if fresh and turned_deg < _STALL_DEG and held_object() is not None:
+            break  # freshly taken, yet the door will not turn: it is at its end stop
 
-    if grasps > 0:
-        release()
+        # The door lagged behind the fingers: they have slipped off the handle.
+        # Take it again where it is now and keep pulling.
+        if steps < max_steps:
+            _regrasp(handle)
+            fresh = True
+            steps += 1
 
+    release()
     return math.degrees(abs(joint_value(joint) - start))

@@ -1,43 +1,62 @@
 from lyra.api import Point, bounding_box, held_object, object_names, object_pose, pick, place
 
 
-def set_on(obj: str, target: str) -> None:
-    """Pick an object up, carry it over another object such as a burner and set it down there, centred on it, then let go.
+_PICK_LIFT = 0.10
+
+
+def _base_height(obj: str, burner: str, held: bool) -> float:
+    """Return the height at which obj's base is to be set down.
 
     Args:
-        obj: name of the object to move, as listed by object_names() (for example the
-            kettle, the only part free to move). It must be resting on the stove top,
-            and the gripper must be empty when the skill starts. It is taken with
-            pick(), by its handle, and lifted 10 cm. It is carried as it is held and
-            not turned on the way. It is set down with place(), which releases it and
-            draws the gripper back, so the gripper is left empty when the skill ends.
-        target: name of the object to set obj on, as listed by object_names() (for
-            example a burner, from object_names(kind="burner")). The caller chooses it:
-            for "the back left burner", that is the burner furthest from the robot
-            (largest y) and to its left (smallest x), as object_pose() gives them. The
-            point of obj's base ends up at the x and y of target's point, as
-            object_pose() gives it when the skill starts. Its z is the height obj's base
-            had before it was picked up (the bottom of obj's box, as bounding_box()
-            gives it), so obj is set down on the same surface it stood on.
+        obj: name of the object to set down.
+        burner: name of the burner it goes on.
+        held: whether obj was already in the gripper when the skill started.
     """
-    names = object_names()
-    for name in (obj, target):
-        if name not in names:
-            raise ValueError(f"no object named {name!r} in the scene")
-    if obj == target:
-        raise ValueError(f"cannot set {obj!r} on itself")
-    held = held_object()
-    if held is not None:
-        raise RuntimeError(f"the gripper holds {held}; it must be empty to pick {obj}")
+    bottom = bounding_box(obj)[0].z
+    if not held:
+        # obj still stands where it was: set it down at that same height.
+        return bottom
+    # obj was already lifted: it stood about one pick lift lower, and never below
+    # the top of the burner it is to rest on.
+    burner_top = bounding_box(burner)[1].z
+    return max(burner_top, bottom - _PICK_LIFT)
 
-    # Read where obj goes before anything moves: target's point in x and y, and the
-    # height of the surface obj stands on (the bottom of its box) in z.
-    goal = object_pose(target).position
-    base_z = bounding_box(obj)[0].z
 
-    pick(obj)
-    if held_object() is None:
-        raise RuntimeError(f"pick() did not take hold of {obj}")
+def set_on(obj: str, burner: str) -> None:
+    """Pick up the kettle by its handle and set it down standing on a burner, centred on it, then let go of it.
 
-    # Carried as held, not turned; place() sets it down, lets go and draws back.
-    place(Point(goal.x, goal.y, base_z))
+    Args:
+        obj: name of the object to move, as listed by object_names(kind="kettle") (the
+            kettle, the only part free to move). The gripper must be empty when the skill
+            starts, unless it already holds obj, in which case obj is carried as it is
+            held. Otherwise obj is taken by its handle with pick(), which lifts it 10 cm
+            clear of the stove top. At the end obj is set down with place(), which
+            releases it and draws the gripper back, so the gripper is left open and
+            empty and obj stands on the burner.
+        burner: name of the burner to set obj on, as listed by object_names(kind="burner")
+            (for example the back left one: the caller chooses which, from the burners'
+            positions, back being further along +y, away from the robot, and left along
+            -x). The centre of obj's base ends up at the x and y of the burner's point,
+            as object_pose() gives it when the skill starts; the base is set down at the
+            height it stood at before it was picked up (the bottom of obj's box as
+            bounding_box() gives it at the start), so obj rests on the stove top, neither
+            dropped onto it nor pushed into it.
+    """
+    if obj not in object_names():
+        raise ValueError(f"unknown object {obj!r}")
+    if burner not in object_names(kind="burner"):
+        raise ValueError(f"{burner!r} is not a burner")
+
+    holding = held_object()
+    if holding is not None and holding != obj:
+        raise RuntimeError(f"the gripper holds {holding!r}, not {obj!r}")
+    already_held = holding == obj
+
+    # Read everything at the start, before anything moves.
+    spot = object_pose(burner).position
+    z = _base_height(obj, burner, already_held)
+    target = Point(spot.x, spot.y, z)
+
+    if not already_held:
+        pick(obj)
+    place(target)

@@ -1,40 +1,49 @@
 import math
 
-from lyra.api import Point, bounding_box, close_gripper, ee_pose, held_object, joint_names, joint_value, move_ee, object_names, object_pose, push
+from lyra.api import Point, bounding_box, close_gripper, ee_pose, held_object, joint_value, move_ee, object_pose, push
 
+
+_FRONT_GAP = 0.05
 
 _EPS = 1e-9
 
-_MIN_MOVE = 1e-4  # metres: moves shorter than this are skipped
+
+def _unit(v: Point) -> tuple[float, float, float]:
+    """Return a vector scaled to unit length, refusing a zero vector."""
+    norm = math.sqrt(v.x * v.x + v.y * v.y + v.z * v.z)
+    if norm < _EPS:
+        raise ValueError("direction must not be a zero vector")
+    return v.x / norm, v.y / norm, v.z / norm
 
 
-def _unit(v: Point) -> Point:
-    """Return v scaled to unit length."""
-    n = math.sqrt(v.x * v.x + v.y * v.y + v.z * v.z)
-    if n < _EPS:
-        raise ValueError("direction must not be the zero vector")
-    return Point(v.x / n, v.y / n, v.z / n)
+def _entry_offset(
+    point: tuple[float, float, float],
+    u: tuple[float, float, float],
+    lo: tuple[float, float, float],
+    hi: tuple[float, float, float],
+) -> float:
+    """Return where, along u from point, the line through point first meets the box.
 
-
-def _along(p: Point, t: float, u: Point) -> Point:
-    """Return the point t metres from p along the unit vector u."""
-    return Point(p.x + t * u.x, p.y + t * u.y, p.z + t * u.z)
-
-
-def _entry(p: Point, u: Point, lo: Point, hi: Point) -> float:
-    """Return t where the line p + t*u first meets the box [lo, hi], going along the unit vector u."""
-    t = -math.inf
-    for pi, ui, low, high in zip((p.x, p.y, p.z), (u.x, u.y, u.z), (lo.x, lo.y, lo.z), (hi.x, hi.y, hi.z)):
-        if abs(ui) > _EPS:
-            t = max(t, min((low - pi) / ui, (high - pi) / ui))
-    return t
-
-
-def _move_to(target: Point) -> None:
-    """Move the fingertips straight to target, unless they are already there."""
-    here = ee_pose().position
-    if math.dist((here.x, here.y, here.z), (target.x, target.y, target.z)) > _MIN_MOVE:
-        move_ee(target)
+    The box is the axis-aligned one from lo to hi. Where the line misses the box, the
+    plane across u that touches the box on its near side is used instead.
+    """
+    t_in, t_out = -math.inf, math.inf
+    hits = True
+    for p_i, u_i, lo_i, hi_i in zip(point, u, lo, hi):
+        if abs(u_i) < _EPS:
+            if p_i < lo_i or p_i > hi_i:
+                hits = False
+                break
+            continue
+        t1, t2 = (lo_i - p_i) / u_i, (hi_i - p_i) / u_i
+        t_in = max(t_in, min(t1, t2))
+        t_out = min(t_out, max(t1, t2))
+    if hits and t_in <= t_out:
+        return t_in
+    corners = [
+        (x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])
+    ]
+    return min(sum((c - p) * d for c, p, d in zip(corner, point, u)) for corner in corners)
 
 
 def switch_on(
@@ -45,83 +54,82 @@ def switch_on(
     *,
     clearance: float = 0.02,
 ) -> float:
-    """Flip a switch, such as a light switch, by pushing it along a given direction with the closed fingertips until it reaches its end stop or the tip has gone a given distance, then draw the tip back off it.
+    """Switch a switch on by pushing its lever sideways with the closed fingertips along a given direction, by a given distance or until it stops, then draw the fingertips back off it.
 
     Args:
-        switch: name of the switch, as listed by object_names(kind="switch"). The
-            gripper, which must be empty, is closed to a narrow tip before it moves, and
-            keeps pointing forward (+y). The tip's start point lies on the line through
-            the switch's point, as object_pose() gives it, along direction: a clearance
-            short of the side of the switch's box (as bounding_box() gives it) that the
-            tip meets first going along direction. For a lever flipped up, that is just
-            below the box; for a switch pressed into the wall, just in front of it. The
-            tip gets there from the front: it first goes to a point a clearance in front
-            of the box's near (-y) face, at the start point's x and z, then straight in
-            along +y to the start point. It then pushes along direction. At the end it
-            is drawn back the same way, straight out along -y to a clearance in front of
-            the box's near face, so it no longer touches the switch. Like push(), the
-            push and the drawing back do not fail when blocked.
+        switch: name of the switch, as listed by object_names(kind="switch") (for
+            example the light switch). The gripper, which must be empty, is closed to a
+            narrow tip before it moves, so the lever cannot slip between open fingers.
+            The tip is first brought to a point in front of the switch (towards the
+            robot, along -y), clear of the front face of its box as bounding_box() gives
+            it, and then moved straight in along +y to its starting point: a clearance
+            short of the box's near face (the face first met when moving along
+            direction), on the line through the switch's point, as object_pose() gives
+            it, along direction. It then pushes the lever along direction with push(),
+            which does not fail when the switch stops at the end of its travel. At the
+            end the tip is drawn straight back along -y until it is clear of the front
+            of the switch's box, so it no longer touches the switch; the gripper is left
+            closed and empty.
         joint: name of the switch's joint, as listed by joint_names(). Its value is read
-            before and after the push, to tell how far the switch moved.
-        direction: the way the switch is pushed to turn it on, as a vector (it need not
-            be of unit length). Which way turns a light on depends on the switch, so
-            the caller chooses it: for example, Point(0, 0, 1) flips a lever up and
-            Point(0, 1, 0) presses a rocker or button in, away from the robot.
-        distance: the furthest in metres that the switch is pushed: how far the
-            fingertips travel along direction past the side of the switch's box they
-            meet first, as it was before the push. The push stops early, without
-            failing, where the switch meets its end stop, so a value larger than the
-            switch's travel flips it all the way.
-        clearance: distance in metres short of the switch's box at which the tip arrives
-            before the push, along direction, and in front of its near face (along -y)
-            on the way in and out.
+            before and after the push, to tell how far the switch really moved.
+        direction: the way the lever is pushed to switch it on, as a vector (it need not
+            be of unit length), for example Point(-1, 0, 0) for a switch that slides on
+            towards the robot's left (-x). Which way turns the switch on depends on the
+            kitchen, and the caller chooses it. It must not point towards or away from
+            the robot (along y), since the tip comes in from the front.
+        distance: the furthest in metres that the lever is pushed: how far the
+            fingertips travel along direction past the near face of the switch's box as
+            it was before the push. The push stops early, without failing, where the
+            switch meets its end stop, so a value larger than the switch's travel pushes
+            it all the way on.
+        clearance: gap in metres, along direction, left between the tip and the near face
+            of the switch's box when the tip comes in beside it, before the push.
 
     Returns:
-        How far the switch actually moved: how far its joint moved (in either sense)
-        from the start to the end of the push, in radians for a hinge and metres for a
-        slide (0.0 if it never moved).
+        How far the switch actually moved: the change in its joint's value (in either
+        sense) from the start to the end of the push, in metres for a slide and radians
+        for a hinge.
     """
-    if switch not in object_names():
-        raise ValueError(f"no object named {switch!r}")
-    if joint not in joint_names():
-        raise ValueError(f"no joint named {joint!r}")
-    if distance < 0.0 or clearance < 0.0:
-        raise ValueError("distance and clearance must not be negative")
-    held = held_object()
-    if held is not None:
-        raise RuntimeError(f"the gripper must be empty, but it holds {held!r}")
+    if held_object() is not None:
+        raise RuntimeError(f"switch_on needs an empty gripper, but it holds {held_object()}")
+    if distance < 0.0:
+        raise ValueError("distance must not be negative")
+    if clearance < 0.0:
+        raise ValueError("clearance must not be negative")
     u = _unit(direction)
+    if math.hypot(u[0], u[2]) < 1e-3:
+        raise ValueError("direction must not point towards or away from the robot (along y)")
 
-    # Where the tip starts and where the push may take it, on the line through the
-    # switch's point along direction, measured from the side of the box met first.
-    point = object_pose(switch).position
+    # Where the tip starts: a clearance short of the near face, on the line through
+    # the switch's point along direction.
     lo, hi = bounding_box(switch)
-    contact = _entry(point, u, lo, hi)
-    start = _along(point, contact - clearance, u)
-    end = _along(point, contact + distance, u)
-    front_y = lo.y - clearance
+    lo_t, hi_t = (lo.x, lo.y, lo.z), (hi.x, hi.y, hi.z)
+    centre = object_pose(switch).position
+    c = (centre.x, centre.y, centre.z)
+    t_start = _entry_offset(c, u, lo_t, hi_t) - clearance
+    start = Point(c[0] + t_start * u[0], c[1] + t_start * u[1], c[2] + t_start * u[2])
+    front_y = min(start.y, lo.y - _FRONT_GAP)
+    approach = Point(start.x, front_y, start.z)
 
-    # A narrow tip, brought in from the front: first in front of the near face, at
-    # the start point's x and z, then straight in along +y to the start point.
     close_gripper()
-    _move_to(Point(start.x, front_y, start.z))
-    _move_to(start)
+    # Step straight back first where the tip is further in than the approach point,
+    # so it does not cut across the switch on its way there.
+    here = ee_pose().position
+    if here.y > front_y:
+        move_ee(Point(here.x, front_y, here.z))
+    move_ee(approach)
+    if start.y > approach.y:
+        move_ee(start)
 
-    # Push along direction up to the end point; push() stops without failing at the
-    # switch's end stop.
     before = joint_value(joint)
-    tip = ee_pose().position
-    reach = (end.x - tip.x) * u.x + (end.y - tip.y) * u.y + (end.z - tip.z) * u.z
-    if reach > _MIN_MOVE:
-        push(u, reach)
+    push(Point(*u), clearance + distance)
     after = joint_value(joint)
 
-    # Draw the tip straight out along -y, clear of the box's near face as it was at the
-    # start and as it is now, whichever is nearer the robot.
+    # Draw the tip straight back along -y until it is clear of the switch's box, as it
+    # was before the push and as it is now.
     lo_now, _ = bounding_box(switch)
-    out_y = min(front_y, lo_now.y - clearance)
+    back_y = min(lo.y, lo_now.y) - _FRONT_GAP
     tip = ee_pose().position
-    if tip.y - out_y > _MIN_MOVE:
-        push(Point(0.0, -1.0, 0.0), tip.y - out_y)
-
+    if tip.y > back_y:
+        move_ee(Point(tip.x, back_y, tip.z))
     return abs(after - before)

@@ -158,9 +158,7 @@ def reference_examples(backend: str) -> dict[str, str]:
     return {e.id: e.code for _, e in iter_examples(REPO / "examples") if e.backend == backend}
 
 
-# Each task as recorded: accepted or not, and its rounds (one answer run on every seed). The
-# articulated recording goes on with six rounds on the dial, which the model gave up on; the dial
-# and the doors were taught again later, in doors.yaml, and that curriculum no longer asks for it.
+# Each task as recorded: accepted or not, and its rounds (one answer run on every seed).
 RECORDED = {
     "metaworld-objects": [
         ("reach", True, 1),
@@ -180,37 +178,39 @@ RECORDED = {
         ("faucet-open", True, 2),
         ("faucet-close", True, 1),
         ("button-press-topdown", True, 2),
-        ("handle-press", True, 6),
+        ("handle-press", True, 1),
         ("coffee-button", True, 1),
     ],
-    # One unusable answer (a code block left unclosed) counts as the kettle's first round.
     "kitchen": [
         ("bottom-burner", True, 2),
         ("top-burner", True, 1),
         ("light-switch", True, 1),
         ("slide-cabinet", True, 1),
-        ("kettle", True, 2),
+        ("kettle", True, 1),
         ("microwave", True, 2),
         ("hinge-cabinet", True, 1),
-        ("breakfast", True, 1),
+        ("breakfast", True, 2),
         ("cook", True, 1),
     ],
     # With the re-checks each kept task ran: the door's extensions re-ran the drawer, the
-    # window and the faucet that the skill already opened (or closed).
+    # window and the faucet that the skill already opened (or closed), and the two Kitchen plans
+    # that slide its cabinet open with the same skill.
     "metaworld-doors": [
         ("dial-turn", True, 3, 0),
-        ("door-open", True, 2, 3),
+        ("door-open", True, 2, 5),
         ("door-close", True, 1, 3),
     ],
-    # The ball under the hoop was rolled out in five of its six rounds, but never carried to the
-    # hoop within the episode's 500 steps, so carry_to was left as it was.
+    # The ball under the hoop was never carried to the hoop within the episode's 500 steps in
+    # six rounds, so carry_to was left as it was.
     "metaworld-layouts": [
         ("peg-insert-side-near", True, 3, 1),
         ("basketball-under-hoop", False, 6, 0),
     ],
     "metaworld-layouts-articulated": [
-        ("window-open-far", True, 3, 4),
-        ("door-close-wide", True, 3, 4),
+        ("window-open-far", True, 2, 6),
+        ("door-close-wide", True, 2, 4),
+        ("handle-press-to-goal", True, 3, 0),
+        ("handle-press-settle", True, 2, 0),
     ],
 }
 
@@ -289,10 +289,7 @@ def learnt_examples(examples_dir: Path, curriculum: Curriculum) -> dict[str, str
 # now lists those rows by key, so these prompts are asked with the same examples in another
 # order. Each keeps the prompt the model was shown (`shown`) beside the one lyra asks today.
 RE_RENDERED = [
-    ("curricula/kitchen/sessions/kitchen.jsonl", 10),
-    ("curricula/kitchen/sessions/kitchen.jsonl", 17),
     ("curricula/metaworld/sessions/articulated.jsonl", 11),
-    ("curricula/metaworld/sessions/doors.jsonl", 9),
     ("curricula/metaworld/sessions/objects.jsonl", 6),
     ("tests/data/plan/session.jsonl", 2),
 ]

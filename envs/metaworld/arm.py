@@ -154,9 +154,15 @@ class MetaWorldArm(ArmParts):
         self.success_any = max(self.success_any, self.success)
 
     def hold(self, seconds: float) -> None:
-        """Step with the hand's target where it is and the gripper as it was."""
+        """Step with the fingertips held where they are and the gripper as it was.
+
+        The hand's target is steered onto them as a motion's is: a motion can end with it
+        wound up ahead of a hand still moving, and left there it carried the hand on (a handle
+        pressed to its goal and left ran 25 mm past it).
+        """
+        here = self._tcp()
         for _ in range(round(seconds / float(self.env.dt))):
-            self.step(np.zeros(3), budgeted=False)
+            self._steer(np.zeros(3), here, budgeted=False)
 
     def close(self) -> None:
         """Close every environment built."""
@@ -297,10 +303,10 @@ class MetaWorldArm(ArmParts):
             self._steer(np.zeros(3), target)
         return norm3(target - self._tcp())
 
-    def _steer(self, feed: np.ndarray, waypoint: np.ndarray) -> None:
+    def _steer(self, feed: np.ndarray, waypoint: np.ndarray, *, budgeted: bool = True) -> None:
         """One step: the hand's target moves by ``feed`` and a share of the fingertips' error."""
         move = feed + CORRECTION * (waypoint - self._tcp())
-        self.step(move / float(self.env.action_scale))
+        self.step(move / float(self.env.action_scale), budgeted=budgeted)
 
     def _hand(self) -> np.ndarray:
         return np.asarray(self.env.data.body("hand").xpos, dtype=float).copy()

@@ -204,3 +204,17 @@ def test_a_moved_object_is_reported_with_where_it_ended_and_where_it_was(
         "where the accepted run left it (at most 10.0 mm)"
     )
     assert backend.compare(accepted, {"door_handle": [0.2, 0.725, 0.15, 0, 0, 0, 1]}) == ""
+
+
+def test_a_hold_keeps_the_fingertips_where_the_last_motion_left_them(
+    backend: MetaWorldBackend,
+) -> None:
+    # Short pushes in a row end with the hand still moving and its target ahead of it; the
+    # hold must stop it there (holding the target where it was carried the hand 15 mm on).
+    backend.reset({"task": "reach"}, 0)
+    with lyra.use(backend):
+        for _ in range(20):
+            api.push(Point(0.0, 0.0, -1.0), 0.003)
+        end = api.ee_pose().position
+        backend.hold(0.5)
+        assert api.ee_pose().position.distance_to(end) <= 0.004
