@@ -193,15 +193,15 @@ RECORDED = {
         ("cook", True, 1),
     ],
     # With the re-checks each kept task ran: the door's extensions re-ran the drawer, the
-    # window and the faucet that the skill already opened (or closed), and the two Kitchen plans
-    # that slide its cabinet open with the same skill.
+    # window and the faucet that the skill already opened (or closed); door-open also re-ran the
+    # two Kitchen plans that slide its cabinet open with open_articulated.
     "metaworld-doors": [
         ("dial-turn", True, 3, 0),
         ("door-open", True, 2, 5),
         ("door-close", True, 1, 3),
     ],
-    # The ball under the hoop was never carried to the hoop within the episode's 500 steps in
-    # six rounds, so carry_to was left as it was.
+    # In six rounds the ball under the hoop was never carried to the hoop within the episode's
+    # 500 steps, so carry_to was left as it was.
     "metaworld-layouts": [
         ("peg-insert-side-near", True, 3, 1),
         ("basketball-under-hoop", False, 6, 0),
