@@ -11,6 +11,7 @@ restarted session resumes at the first task not yet accepted. The schema is docu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -87,6 +88,18 @@ def _registered_backend(name: str) -> str:
 BackendName = Annotated[str, AfterValidator(_registered_backend)]
 
 
+def _task_key(key: str) -> str:
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_\-]*/[a-z0-9][a-z0-9_\-]*", key):
+        raise _problem(
+            f"'{key}' is not a task: name it as `curriculum/task-id`, its curriculum's `name` "
+            "and the task's `id` (e.g. metaworld-doors/door-open)"
+        )
+    return key
+
+
+TaskKey = Annotated[str, AfterValidator(_task_key)]
+
+
 class Task(BaseModel):
     """One task: what the person asks, on which backend, in which scene, how success is judged.
 
@@ -129,6 +142,12 @@ class Task(BaseModel):
         "passes: what a person asks for after watching (a parameter, a variation)",
     )
     hints: list[str] = Field(default_factory=list, description="skills or ideas to retrieve")
+    revises: TaskKey | None = Field(
+        default=None,
+        description="an earlier task (`curriculum/task-id`) taught again here on layouts where "
+        "its plan failed: this plan must also pass that task's example, and `lyra run` runs it "
+        "for that task too",
+    )
 
     @model_validator(mode="after")
     def _scene_or_setup(self) -> Task:
@@ -248,6 +267,18 @@ class Curriculum(BaseModel):
                     ("tasks", index, "id"),
                 )
             first[task.id] = index
+        return self
+
+    @model_validator(mode="after")
+    def _revisions_look_back(self) -> Curriculum:
+        for index, task in enumerate(self.tasks):
+            mine, _, revised = (task.revises or "").partition("/")
+            if mine == self.name and revised not in {t.id for t in self.tasks[:index]}:
+                raise _problem(
+                    f"'{task.revises}' is not an earlier task of this curriculum: a task revises "
+                    "one taught before it",
+                    ("tasks", index, "revises"),
+                )
         return self
 
     def task(self, task_id: str) -> Task:

@@ -33,6 +33,9 @@ class Example(BaseModel):
     skills: list[str] = Field(default_factory=list, description="skills the plan calls")
     backend: str = "ravens"
     task: str | None = Field(default=None, description="curriculum task it came from")
+    revises: str | None = Field(
+        default=None, description="the task whose plan this one replaces (`curriculum/task-id`)"
+    )
     seed: int | None = None
     scene: dict[str, Any] | None = None
     snapshot: dict[str, list[float]] = Field(
@@ -70,7 +73,9 @@ def save_example(example: Example, folder: Path) -> Path:
     """Write an example atomically to ``folder/<id>.yaml`` and return the path."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{example.id}.yaml"
-    text = yaml.dump(example.model_dump(), Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+    # Most plans revise none: their files keep the fields they always had.
+    data = example.model_dump(exclude={"revises"} if example.revises is None else None)
+    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
     write_atomic(path, text)
     return path
 

@@ -1,7 +1,9 @@
 """Running what was learnt: a curriculum's stored plans over many seeds, with no LLM.
 
 Each accepted task's stored plan runs with the current skill library on fresh seeds, through the
-episode runner, in worker processes, and the table says how often it still succeeds.
+episode runner, in worker processes, and the table says how often it still succeeds. A task
+that a later one revised (taught again on the layouts where its plan failed) runs the newest
+revision's plan.
 (Planning a new instruction is a task without a skill: :class:`lyra.teach.Learner` does it.)
 """
 
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +20,7 @@ from typing import Any
 from lyra.backend import Backend, make
 from lyra.curriculum import Curriculum
 from lyra.episode import run_episode
-from lyra.examples import iter_examples
+from lyra.examples import Example, iter_examples
 from lyra.pictures import Recorder
 from lyra.progress import Bar
 from lyra.workers import worker_backend, worker_pool
@@ -43,6 +45,8 @@ class TaskRuns:
         successes_any: runs whose environment said the task was done at some step (its
             ``success_any`` signal); None where the backend gives no such signal.
         peer: the backend's peer on the same seeds, where it has one.
+        plan: the task (``curriculum/task-id``) whose plan ran, where a later task revised
+            this one's; empty where its own plan ran.
     """
 
     task: str
@@ -54,6 +58,7 @@ class TaskRuns:
     learnt: bool = True
     successes_any: int | None = None
     peer: PeerRuns | None = None
+    plan: str = ""
 
 
 def run_curriculum(
@@ -70,6 +75,12 @@ def run_curriculum(
     """
     # The example files are the record of what was learnt (progress is local state).
     learnt = {e.task: e for _, e in iter_examples(workspace.examples_dir)}
+    # A task taught again on the layouts where its plan failed: the newest revision runs.
+    revisions = {
+        e.revises: e
+        for e in sorted(learnt.values(), key=lambda e: e.created)
+        if e.revises is not None
+    }
     rows = []
     with worker_pool(workers) as pool:
         for task in curriculum.tasks:
@@ -79,13 +90,14 @@ def run_curriculum(
                 continue
             # A scene given in words was written out when the task was learnt.
             scene = task.scene or task.spec().load_scene(example.scene or {})
+            plan = _latest_revision(example, revisions)
             jobs = [
                 (
                     task.backend,
                     workspace.skills_dir,
                     scene,
                     seed,
-                    example.code,
+                    plan.code,
                     task.success,
                     task.hold_seconds,
                 )
@@ -124,6 +136,7 @@ def run_curriculum(
                         if peer_runs
                         else None
                     ),
+                    plan="" if plan is example else plan.task or plan.id,
                 )
             )
             say(f"{task.id}: {rows[-1].successes}/{seeds}")
@@ -131,12 +144,21 @@ def run_curriculum(
                 backend = make(task.backend)
                 try:
                     gif = record_gif(
-                        backend, scene, example.code, workspace, gif_dir / f"{task.id}.gif"
+                        backend, scene, plan.code, workspace, gif_dir / f"{task.id}.gif"
                     )
                 finally:
                     backend.close()
                 say(f"{task.id}: one run recorded to {gif}")
     return rows
+
+
+def _latest_revision(example: Example, revisions: Mapping[str, Example]) -> Example:
+    """The plan that now does an example's task: its newest revision's, else its own."""
+    seen = {example.task}
+    while (later := revisions.get(example.task or "")) is not None and later.task not in seen:
+        seen.add(later.task)
+        example = later
+    return example
 
 
 def _run_seed(

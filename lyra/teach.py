@@ -572,6 +572,7 @@ class Learner:
     def teach(self, task: Task, curriculum: str, progress: Progress) -> TaskOutcome:
         """Run one task through the loop until it is accepted, rejected or out of rounds."""
         outcome = TaskOutcome(task.id, accepted=False)
+        revised = self._revised(task)
         scene = self._scene(task, outcome)
         skill = task.skill.name if task.skill is not None else None
         header = self._header(task, skill, outcome) if skill is not None else ""
@@ -613,9 +614,17 @@ class Learner:
                 self.say(state.correction)
                 continue
             broken = self._regression(f"{curriculum}/{task.id}", patch, overlay, outcome)
+            if revised is not None:
+                broken += self._recheck(revised, state.last.code, overlay, outcome)
             if broken:
                 state.regression = "\n".join(broken)
-                state.correction = "Your change breaks earlier tasks; keep them solvable."
+                # A skill's prompts list the broken tasks; a plan's shows only the correction.
+                state.correction = (
+                    "Your change breaks earlier tasks; keep them solvable."
+                    if skill is not None
+                    else "Your plan fails on the task it revises; it must do that one too:\n"
+                    + state.regression
+                )
                 self.say(f"the edit breaks earlier tasks and is not kept:\n{state.regression}")
                 continue
             outcome.example = self._commit(
@@ -874,8 +883,48 @@ class Learner:
             why = check_example(self.backend(example.backend), example, overlay)
             self.say(f"re-checked {example.id}: {why or 'ok'}")
             if why:
-                broken.append(f"- {example.task or example.id}: {example.instruction}\n  {why}")
+                broken.append(_broken(example, why))
         return broken
+
+    def _revised(self, task: Task) -> Example | None:
+        """The example of the task that ``task`` revises (None when it revises none).
+
+        Raises:
+            LyraError: that task has not been learnt, so there is no plan to revise.
+        """
+        if task.revises is None:
+            return None
+        found = [e for _, e in iter_examples(self.ws.examples_dir) if e.task == task.revises]
+        if not found:
+            raise LyraError(
+                f"task '{task.id}' revises '{task.revises}', which has not been learnt here: "
+                "learn that task first, or remove `revises`"
+            )
+        return found[0]
+
+    def _recheck(
+        self, revised: Example, code: str, overlay: Path, outcome: TaskOutcome
+    ) -> list[str]:
+        """Run a revising plan on the revised task's layout; its failure, if it fails there.
+
+        Only success counts: a revision may well leave things elsewhere than the plan it
+        replaces did.
+        """
+        if revised.scene is None or revised.seed is None:
+            return []  # nothing to lay out (an example written before scenes were kept)
+        outcome.regression_checks += 1
+        run = run_episode(
+            self.backend(revised.backend),
+            revised.scene,
+            revised.seed,
+            code,
+            skills_root=overlay,
+            success=revised.success,
+            hold_seconds=revised.hold_seconds,
+        )
+        why = "" if run.ok else run.describe()
+        self.say(f"ran the plan on {revised.id}, which it revises: {why or 'ok'}")
+        return [_broken(revised, why)] if why else []
 
     def _commit(
         self,
@@ -897,6 +946,7 @@ class Learner:
             skills=skills_called(attempt.code),
             backend=task.backend,
             task=f"{curriculum}/{task.id}",
+            revises=task.revises,
             seed=first.seed,
             scene=scene.model_dump(mode="json", exclude_defaults=True),
             snapshot=first.snapshot,
@@ -973,6 +1023,11 @@ def one_off_task(
         review=list(review),
         hints=list(hints),
     )
+
+
+def _broken(example: Example, why: str) -> str:
+    """An earlier task that an edit breaks, as the next prompt lists it."""
+    return f"- {example.task or example.id}: {example.instruction}\n  {why}"
 
 
 def short_id(instruction: str) -> str:

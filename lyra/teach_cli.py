@@ -378,6 +378,8 @@ def _runs_table(rows: list[Any]) -> list[str]:
                 f" {row.peer.median_seconds:>10.2f}"
             )
         lines.append(line)
+        if row.plan:
+            lines.append(f"  the plan of {row.plan}, which revises this task's")
         lines += [f"  {failure}" for failure in row.failures[:3]]
     if peer:
         lines.append(f"peer: {peer}, on the same seeds in the same run")

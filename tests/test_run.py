@@ -9,7 +9,7 @@ from envs.ravens.predicates import stacked
 from envs.ravens.scene import load_scene
 from lyra.cli import main
 from lyra.curriculum import Progress
-from lyra.examples import load_example
+from lyra.examples import load_example, save_example
 from lyra.library.parse import parse_library
 from lyra.llm import Completion
 from lyra.memory import minilm
@@ -45,6 +45,36 @@ def test_run_curriculum_prints_the_success_table(learnt: Workspace, monkeypatch,
         ["three-block-tower", "2/2", "2.0"],
         ["shifted-tower", "not", "learnt"],
     ]
+    assert code == 0
+
+
+def test_a_revised_task_runs_the_newest_revision_of_its_plan(
+    learnt: Workspace, monkeypatch, capsys
+) -> None:
+    original = load_example(learnt.examples_dir / "ravens_basics_red_on_blue.yaml")
+    # Two revisions in turn, each taught on later layouts; the newest reads a pose first.
+    for number, (revises, extra) in enumerate(
+        [("ravens-basics/red-on-blue", ""), ("later/red-on-blue-2", "object_pose('red_block')\n")],
+        start=2,
+    ):
+        code = original.code.replace("from skills", "from lyra.api import object_pose\nfrom skills")
+        revision = original.model_copy(
+            update={
+                "id": f"later_red_on_blue_{number}",
+                "task": f"later/red-on-blue-{number}",
+                "revises": revises,
+                "code": code.replace("put_on(", f"{extra}put_on("),
+                "created": f"2026-12-0{number}T00:00:00+00:00",
+            }
+        )
+        save_example(revision, learnt.examples_dir)
+    monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
+    code = main(["run", str(REPO / "curricula/ravens/basics.yaml"), "--seeds", "2"])
+    lines = capsys.readouterr().out.splitlines()
+    row = lines.index("task                       success  mean primitives  s per run") + 1
+    assert lines[row].split()[:3] == ["red-on-blue", "2/2", "3.0"]
+    assert lines[row + 1] == "  the plan of later/red-on-blue-3, which revises this task's"
+    assert lines[row + 2].split()[:3] == ["red-next-to-blue", "2/2", "7.0"]
     assert code == 0
 
 

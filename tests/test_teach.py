@@ -721,3 +721,66 @@ def test_an_unusable_scene_answer_is_sent_back(workspace: Workspace) -> None:
         "Your last scene could not be used: success: the predicate names 'blue_block', which "
         "the scene does not have (on seed 0 it has red_block)"
     )
+
+
+REVISED = """
+  - id: red-on-blue-revised
+    instruction: Put the red block on the blue block.
+    scene:
+      objects:
+        - {type: block, color: red, poses: [{x: 0.5, y: 0.2}]}
+        - {type: block, color: blue, poses: [{x: 0.4, y: -0.2}]}
+        - {type: block, color: green, poses: [{x: 0.6, y: 0.0}]}
+    revises: test-loop/red-on-blue
+    success:
+      - on_top: {upper: red_block, lower: blue_block}
+"""
+# Works where there is a green block, and nowhere else.
+GREEN_PLAN = (
+    "```python\n# task\nfrom lyra.api import object_pose\nfrom skills.put_on import put_on\n\n"
+    "object_pose('green_block')\nput_on('red_block', 'blue_block')\n```"
+)
+PLAIN_PLAN = (
+    "```python\n# task\nfrom skills.put_on import put_on\n\nput_on('red_block', 'blue_block')\n```"
+)
+
+
+def test_a_revising_plan_must_also_do_the_task_it_revises(workspace: Workspace) -> None:
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[GOOD], plan=[GREEN_PLAN, PLAIN_PLAN])
+    said: list[str] = []
+    outcomes = learner(workspace, llm, said).learn(curriculum(workspace, REVISED))
+    assert [(o.task, o.accepted, o.rounds, o.regression_checks) for o in outcomes] == [
+        ("red-on-blue", True, 1, 0),
+        ("red-on-blue-revised", True, 2, 2),
+    ]
+    refused = (
+        "the edit breaks earlier tasks and is not kept:\n"
+        "- test-loop/red-on-blue: Put the red block on the blue block.\n"
+        "  seed 0: the code failed:\nUnknownObjectError: unknown object 'green_block'"
+    )
+    assert any(line.startswith(refused) for line in said)
+    assert "ran the plan on test_loop_red_on_blue, which it revises: ok" in said
+    # The second plan prompt says which task the first plan failed, and how.
+    second = [p for purpose, p in llm.prompts if purpose == "plan"][1]
+    assert (
+        "# Correction\nYour plan fails on the task it revises; it must do that one too:\n"
+        "- test-loop/red-on-blue: Put the red block on the blue block.\n" in second
+    )
+    kept = load_example(workspace.examples_dir / "test_loop_red_on_blue_revised.yaml")
+    assert kept.revises == "test-loop/red-on-blue" and kept.code == PLAIN_PLAN[10:-3]
+    # The example it revises is still there, unchanged: the regression suite keeps checking it.
+    assert load_example(workspace.examples_dir / "test_loop_red_on_blue.yaml").revises is None
+
+
+def test_revising_a_task_not_learnt_here_says_what_to_do(workspace: Workspace) -> None:
+    from lyra.errors import LyraError
+
+    text = REVISED.replace("test-loop/red-on-blue", "elsewhere/red-on-blue")
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[GOOD], plan=[PLAIN_PLAN])
+    with pytest.raises(LyraError) as error:
+        learner(workspace, llm).learn(curriculum(workspace, text))
+    assert str(error.value) == (
+        "task 'red-on-blue-revised' revises 'elsewhere/red-on-blue', which has not been learnt "
+        "here: learn that task first, or remove `revises`"
+    )
+    assert [purpose for purpose, _ in llm.prompts].count("plan") == 0

@@ -403,6 +403,16 @@ MALFORMED = {
         "    hold_seconds: 1.5\n    colour: red",
         "{path}:22: tasks.1.colour: Extra inputs are not permitted",
     ),
+    "revises_not_a_task_key": (
+        "    hints: [put_on]",
+        "    hints: [put_on]\n    revises: red-on-blue",
+        "{path}:24: tasks.1.revises: 'red-on-blue' is not a task: name it as `curriculum/task-id`, its curriculum's `name` and the task's `id` (e.g. metaworld-doors/door-open)",
+    ),
+    "revises_a_later_task": (
+        "    seeds: [0, 1]",
+        "    seeds: [0, 1]\n    revises: demo/tower",
+        "{path}:13: tasks.0.revises: 'demo/tower' is not an earlier task of this curriculum: a task revises one taught before it",
+    ),
     "description_missing": (
         "description: Two small tasks.\n",
         "",
