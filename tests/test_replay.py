@@ -201,7 +201,7 @@ RECORDED = {
         ("door-close", True, 1, 3),
     ],
     # In six rounds the ball under the hoop was never carried to the hoop within the episode's
-    # 500 steps, so carry_to was left as it was.
+    # 500 steps, so carry_to was left as it was (layouts_objects.yaml later taught a plan).
     "metaworld-layouts": [
         ("peg-insert-side-near", True, 3, 1),
         ("basketball-under-hoop", False, 6, 0),
@@ -215,6 +215,8 @@ RECORDED = {
         ("handle-press-settle", True, 2, 1),
         ("door-open-near", True, 2, 1),
     ],
+    # Revises basketball (its plan also ran on basketball's example).
+    "metaworld-layouts-objects": [("basketball-under-rim", True, 2, 1)],
 }
 
 
@@ -231,7 +233,7 @@ def test_replay_regrows_the_metaworld_and_kitchen_skills(tmp_path: Path) -> None
     and they extended the peg's skill and the drawer's two again, so the library shipped now
     is theirs.
     """
-    objects, articulated, kitchen, doors, layouts, layouts_articulated = (
+    objects, articulated, kitchen, doors, layouts, layouts_articulated, layouts_objects = (
         load_curriculum(path)
         for path in (
             METAWORLD / "objects.yaml",
@@ -240,6 +242,7 @@ def test_replay_regrows_the_metaworld_and_kitchen_skills(tmp_path: Path) -> None
             METAWORLD / "doors.yaml",
             METAWORLD / "layouts.yaml",
             METAWORLD / "layouts_articulated.yaml",
+            METAWORLD / "layouts_objects.yaml",
         )
     )
     sessions = METAWORLD / "sessions"
@@ -253,7 +256,7 @@ def test_replay_regrows_the_metaworld_and_kitchen_skills(tmp_path: Path) -> None
         )
         grown.append(workspace)
 
-    later = [kitchen, doors, layouts, layouts_articulated]
+    later = [kitchen, doors, layouts, layouts_articulated, layouts_objects]
     workspace = library_before(tmp_path / "kitchen", later, grown=grown)
     before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
     outcomes = replay(workspace, KITCHEN / "sessions" / "kitchen.jsonl", kitchen)
@@ -267,6 +270,7 @@ def test_replay_regrows_the_metaworld_and_kitchen_skills(tmp_path: Path) -> None
         (doors, "doors"),
         (layouts, "layouts"),
         (layouts_articulated, "layouts_articulated"),
+        (layouts_objects, "layouts_objects"),
     ):
         outcomes = replay(workspace, sessions / f"{session}.jsonl", curriculum)
         assert [(o.task, o.accepted, o.rounds, o.regression_checks) for o in outcomes] == (
