@@ -5,7 +5,8 @@ check), and the backend finds the final state the same as the accepted run's. "T
 within the backend's tolerances, widened per object by how far the run spreads when its start
 is nudged: the contacts of a tall structure are chaotic, the accepted run may have been made on
 another CPU, and only a difference beyond that spread is a regression. The spread is measured
-only when the plain comparison fails.
+only when the plain comparison fails. A plan that revises earlier tasks is also run on each of
+their layouts, where only their predicates count (:func:`check_revision`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import time
 from pathlib import Path
 
 from lyra.backend import Backend, Snapshot
-from lyra.episode import EpisodeResult, run_episode
+from lyra.episode import Budget, EpisodeResult, run_episode
 from lyra.examples import Example, load_example, save_example
 from lyra.workers import worker_backend
 from lyra.workspace import Workspace
@@ -63,11 +64,43 @@ def check_example(
     return backend.compare(example.snapshot, first.snapshot, ensemble)
 
 
-def check_file(root: str, path: str, update: bool = False) -> tuple[str, str, float, str]:
+def check_revision(
+    backend: Backend,
+    code: str,
+    revised: Example,
+    skills_root: Path,
+    budget: Budget | None = None,
+) -> str:
+    """Run a revising plan on the layout of a task it revises; why it fails there ("" if not).
+
+    Only the revised task's predicate counts: a revision may well leave things elsewhere than
+    the plan it replaces did.
+    """
+    if revised.scene is None or revised.seed is None:
+        return "the example it revises has no scene or seed to replay"
+    run = run_episode(
+        backend,
+        revised.scene,
+        revised.seed,
+        code,
+        skills_root=skills_root,
+        success=revised.success,
+        hold_seconds=revised.hold_seconds,
+        budget=budget,
+    )
+    return "" if run.ok else run.describe()
+
+
+def check_file(
+    root: str, path: str, update: bool = False, on: str | None = None
+) -> tuple[str, str, float, str]:
     """Check one example file in a worker process.
 
     With ``update``, an example that passes gets the snapshot of how it ends today written back,
     so that later checks compare against this machine and this version of the simulator.
+
+    With ``on`` (the file of an example it revises), its plan runs on that example's layout
+    instead (see :func:`check_revision`); nothing is updated.
 
     Returns:
         Its task, why it fails ("" when it passes), seconds, and what the update changed ("" if
@@ -75,10 +108,14 @@ def check_file(root: str, path: str, update: bool = False) -> tuple[str, str, fl
     """
     start = time.perf_counter()
     example = load_example(Path(path))
+    skills = Workspace(Path(root)).skills_dir
+    if on is not None:
+        revised = load_example(Path(on))
+        why = check_revision(worker_backend(example.backend), example.code, revised, skills)
+        task = f"{example.task} on {revised.task}"
+        return task, why, time.perf_counter() - start, ""
     ended: list[Snapshot] = []
-    why = check_example(
-        worker_backend(example.backend), example, Workspace(Path(root)).skills_dir, ended
-    )
+    why = check_example(worker_backend(example.backend), example, skills, ended)
     changed = ""
     if update and not why and ended and ended[0] != example.snapshot:
         changed = snapshot_change(example.snapshot, ended[0])

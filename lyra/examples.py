@@ -6,7 +6,7 @@ The files are the source of truth; the memory's examples table is an index rebui
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,37 @@ class Example(BaseModel):
     hold_seconds: float = 0.0
     notes: str = Field(default="", description="what the corrections taught, for later tasks")
     created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+
+def revision_chain(example: Example, by_task: Mapping[str, Example]) -> list[Example]:
+    """The examples whose tasks ``example``'s plan now does too, nearest first.
+
+    The one it revises, the one that one revises, and so on; a task not learnt, or a loop, ends
+    the chain.
+    """
+    chain: list[Example] = []
+    seen = {example.task}
+    while (earlier := by_task.get(example.revises or "")) is not None and earlier.task not in seen:
+        chain.append(earlier)
+        seen.add(earlier.task)
+        example = earlier
+    return chain
+
+
+def revisions(examples: Iterable[Example]) -> dict[str, Example]:
+    """Each revised task's revision, by the revised task's key (the newest, should two be)."""
+    return {
+        e.revises: e for e in sorted(examples, key=lambda e: e.created) if e.revises is not None
+    }
+
+
+def latest_revision(example: Example, revised_by: Mapping[str, Example]) -> Example:
+    """The plan that now does an example's task: its newest revision's, else its own."""
+    seen = {example.task}
+    while (later := revised_by.get(example.task or "")) is not None and later.task not in seen:
+        seen.add(later.task)
+        example = later
+    return example
 
 
 def slugify(text: str, limit: int = 48) -> str:

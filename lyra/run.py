@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import Any
 from lyra.backend import Backend, make
 from lyra.curriculum import Curriculum
 from lyra.episode import run_episode
-from lyra.examples import Example, iter_examples
+from lyra.examples import iter_examples, latest_revision, revisions
 from lyra.pictures import Recorder
 from lyra.progress import Bar
 from lyra.workers import worker_backend, worker_pool
@@ -76,11 +76,7 @@ def run_curriculum(
     # The example files are the record of what was learnt (progress is local state).
     learnt = {e.task: e for _, e in iter_examples(workspace.examples_dir)}
     # A task taught again on the layouts where its plan failed: the newest revision runs.
-    revisions = {
-        e.revises: e
-        for e in sorted(learnt.values(), key=lambda e: e.created)
-        if e.revises is not None
-    }
+    revised_by = revisions(learnt.values())
     rows = []
     with worker_pool(workers) as pool:
         for task in curriculum.tasks:
@@ -90,7 +86,7 @@ def run_curriculum(
                 continue
             # A scene given in words was written out when the task was learnt.
             scene = task.scene or task.spec().load_scene(example.scene or {})
-            plan = _latest_revision(example, revisions)
+            plan = latest_revision(example, revised_by)
             jobs = [
                 (
                     task.backend,
@@ -150,15 +146,6 @@ def run_curriculum(
                     backend.close()
                 say(f"{task.id}: one run recorded to {gif}")
     return rows
-
-
-def _latest_revision(example: Example, revisions: Mapping[str, Example]) -> Example:
-    """The plan that now does an example's task: its newest revision's, else its own."""
-    seen = {example.task}
-    while (later := revisions.get(example.task or "")) is not None and later.task not in seen:
-        seen.add(later.task)
-        example = later
-    return example
 
 
 def _run_seed(

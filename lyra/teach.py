@@ -29,7 +29,7 @@ from pydantic import ValidationError
 from lyra import lock
 from lyra.api import PRIMITIVES
 from lyra.backend import Backend, make
-from lyra.check import check_example
+from lyra.check import check_example, check_revision
 from lyra.curriculum import (
     Curriculum,
     CurriculumError,
@@ -41,7 +41,15 @@ from lyra.curriculum import (
 )
 from lyra.episode import Budget, EpisodeResult, run_episode
 from lyra.errors import LyraError
-from lyra.examples import Example, iter_examples, load_example, slugify
+from lyra.examples import (
+    Example,
+    iter_examples,
+    latest_revision,
+    load_example,
+    revision_chain,
+    revisions,
+    slugify,
+)
 from lyra.journal import commit_learnt_step, recover
 from lyra.library.edit import Patch, stage_answer, stage_new_skill
 from lyra.library.errors import EditError
@@ -572,7 +580,7 @@ class Learner:
     def teach(self, task: Task, curriculum: str, progress: Progress) -> TaskOutcome:
         """Run one task through the loop until it is accepted, rejected or out of rounds."""
         outcome = TaskOutcome(task.id, accepted=False)
-        revised = self._revised(task)
+        revised = self._revised(task, f"{curriculum}/{task.id}")
         scene = self._scene(task, outcome)
         skill = task.skill.name if task.skill is not None else None
         header = self._header(task, skill, outcome) if skill is not None else ""
@@ -614,8 +622,7 @@ class Learner:
                 self.say(state.correction)
                 continue
             broken = self._regression(f"{curriculum}/{task.id}", patch, overlay, outcome)
-            if revised is not None:
-                broken += self._recheck(revised, state.last.code, overlay, outcome)
+            broken += self._recheck(revised, state.last.code, overlay, outcome)
             if broken:
                 state.regression = "\n".join(broken)
                 # A skill's prompts list the broken tasks; a plan's shows only the correction.
@@ -873,8 +880,10 @@ class Learner:
         if not edited:
             return []
         tree = SkillTree.of(parse_library(overlay))
+        examples = [example for _, example in iter_examples(self.ws.examples_dir)]
+        by_task = {e.task: e for e in examples if e.task}
         broken = []
-        for _, example in iter_examples(self.ws.examples_dir):
+        for example in examples:
             if example.task == task_key:
                 continue
             if not edited & _reach(example.skills, tree):
@@ -884,47 +893,58 @@ class Learner:
             self.say(f"re-checked {example.id}: {why or 'ok'}")
             if why:
                 broken.append(_broken(example, why))
+            # A revision's plan also does the tasks it revises: their layouts are checked too.
+            chain = revision_chain(example, by_task)
+            broken += self._recheck(
+                chain, example.code, overlay, outcome, f"the plan of {example.task}"
+            )
         return broken
 
-    def _revised(self, task: Task) -> Example | None:
-        """The example of the task that ``task`` revises (None when it revises none).
+    def _revised(self, task: Task, key: str) -> list[Example]:
+        """The examples whose tasks ``task``'s plan would do too (none when it revises none).
+
+        The one it revises first, then the one that one revises, and so on.
 
         Raises:
-            LyraError: that task has not been learnt, so there is no plan to revise.
+            LyraError: that task has not been learnt, or another task already revises it (one
+                line of revisions keeps one plan for every layout taught).
         """
         if task.revises is None:
-            return None
-        found = [e for _, e in iter_examples(self.ws.examples_dir) if e.task == task.revises]
-        if not found:
+            return []
+        by_task = {e.task: e for _, e in iter_examples(self.ws.examples_dir) if e.task}
+        revised = by_task.get(task.revises)
+        if revised is None:
             raise LyraError(
                 f"task '{task.id}' revises '{task.revises}', which has not been learnt here: "
                 "learn that task first, or remove `revises`"
             )
-        return found[0]
+        revised_by = revisions(by_task.values())
+        other = revised_by.get(task.revises)
+        if other is not None and other.task != key:
+            raise LyraError(
+                f"task '{task.id}' revises '{task.revises}', which '{other.task}' already "
+                f"revises: revise '{latest_revision(other, revised_by).task}', its newest "
+                "revision, so that one plan does every layout taught"
+            )
+        return [revised, *revision_chain(revised, by_task)]
 
     def _recheck(
-        self, revised: Example, code: str, overlay: Path, outcome: TaskOutcome
+        self,
+        revised: Sequence[Example],
+        code: str,
+        overlay: Path,
+        outcome: TaskOutcome,
+        whose: str = "this plan",
     ) -> list[str]:
-        """Run a revising plan on the revised task's layout; its failure, if it fails there.
-
-        Only success counts: a revision may well leave things elsewhere than the plan it
-        replaces did.
-        """
-        if revised.scene is None or revised.seed is None:
-            return []  # nothing to lay out (an example written before scenes were kept)
-        outcome.regression_checks += 1
-        run = run_episode(
-            self.backend(revised.backend),
-            revised.scene,
-            revised.seed,
-            code,
-            skills_root=overlay,
-            success=revised.success,
-            hold_seconds=revised.hold_seconds,
-        )
-        why = "" if run.ok else run.describe()
-        self.say(f"ran the plan on {revised.id}, which it revises: {why or 'ok'}")
-        return [_broken(revised, why)] if why else []
+        """Run a revising plan on the layout of each task it revises; where it fails."""
+        broken = []
+        for example in revised:
+            outcome.regression_checks += 1
+            why = check_revision(self.backend(example.backend), code, example, overlay, self.budget)
+            self.say(f"ran {whose} on {example.id}, which it revises: {why or 'ok'}")
+            if why:
+                broken.append(_broken(example, f"{whose}, run on its layout: {why}"))
+        return broken
 
     def _commit(
         self,

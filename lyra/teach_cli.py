@@ -255,7 +255,7 @@ def _teach(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from lyra.check import check_file
-    from lyra.examples import iter_examples
+    from lyra.examples import iter_examples, revision_chain
     from lyra.lock import locked
     from lyra.progress import Bar
     from lyra.workers import worker_pool
@@ -273,25 +273,31 @@ def _check(args: argparse.Namespace) -> int:
 
             raise LyraError(f"no curriculum (*.yaml) under {where}")
         wanted = {curriculum.name for curriculum in found}
-    paths = [
-        str(path)
-        for path, example in iter_examples(workspace.examples_dir)
+    found_examples = list(iter_examples(workspace.examples_dir))
+    by_task = {example.task: example for _, example in found_examples if example.task}
+    path_of = {example.task: str(path) for path, example in found_examples}
+    # Each example on its own layout; a revision's plan on each layout it revises too.
+    jobs = [
+        (str(path), on)
+        for path, example in found_examples
         if wanted is None or (example.task or "").split("/")[0] in wanted
+        for on in (None, *(path_of[e.task] for e in revision_chain(example, by_task)))
     ]
-    if not paths:
+    if not jobs:
         print("no accepted tasks to check")
         return 0
     start = time.perf_counter()
     rows = []
     updated: list[tuple[str, str]] = []
-    bar = Bar(len(paths), "checked")
+    bar = Bar(len(jobs), "checked")
     with contextlib.ExitStack() as stack:
         if args.update_snapshots:
             # It writes example files: one writer per workspace.
             stack.enter_context(locked(workspace))
         pool = stack.enter_context(worker_pool(args.workers))
         futures = [
-            pool.submit(check_file, str(workspace.root), p, args.update_snapshots) for p in paths
+            pool.submit(check_file, str(workspace.root), path, args.update_snapshots, on)
+            for path, on in jobs
         ]
         for future in as_completed(futures):
             task, why, seconds, changed = future.result()
@@ -379,7 +385,7 @@ def _runs_table(rows: list[Any]) -> list[str]:
             )
         lines.append(line)
         if row.plan:
-            lines.append(f"  the plan of {row.plan}, which revises this task's")
+            lines.append(f"  ran the plan of {row.plan}, the newest revision of this task's")
         lines += [f"  {failure}" for failure in row.failures[:3]]
     if peer:
         lines.append(f"peer: {peer}, on the same seeds in the same run")

@@ -73,7 +73,9 @@ def test_a_revised_task_runs_the_newest_revision_of_its_plan(
     lines = capsys.readouterr().out.splitlines()
     row = lines.index("task                       success  mean primitives  s per run") + 1
     assert lines[row].split()[:3] == ["red-on-blue", "2/2", "3.0"]
-    assert lines[row + 1] == "  the plan of later/red-on-blue-3, which revises this task's"
+    assert lines[row + 1] == (
+        "  ran the plan of later/red-on-blue-3, the newest revision of this task's"
+    )
     assert lines[row + 2].split()[:3] == ["red-next-to-blue", "2/2", "7.0"]
     assert code == 0
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from lyra.cli import main
 from lyra.curriculum import Progress, load_curriculum
 from lyra.episode import Budget
 from lyra.examples import load_example
@@ -262,17 +263,20 @@ def test_learning_shows_each_rounds_seeds_on_a_progress_bar(workspace: Workspace
     ]
 
 
+# put_on changed so that it sets the block beside its target: every earlier task breaks.
+BREAKING_MODULE = GOOD_MODULE.replace(
+    "    put_first_on_second(obj, target)",
+    "    put_first_on_second(obj, relative_point(target, 0.04, 90.0))",
+).replace("import put_first_on_second", "import put_first_on_second, relative_point")
+
+
 def test_an_edit_that_breaks_an_earlier_task_is_caught_shown_and_not_kept(
     workspace: Workspace,
 ) -> None:
-    breaking = GOOD_MODULE.replace(
-        "    put_first_on_second(obj, target)",
-        "    put_first_on_second(obj, relative_point(target, 0.04, 90.0))",
-    ).replace("import put_first_on_second", "import put_first_on_second, relative_point")
     fixed, beside_task = BESIDE_MODULE, BESIDE_TASK
     llm = ScriptedLLM(
         skill_parser=[HEADER],
-        skill_learning=[GOOD, answer(breaking, GOOD_TASK)],
+        skill_learning=[GOOD, answer(BREAKING_MODULE, GOOD_TASK)],
         refinement=[answer(fixed, beside_task)],
     )
     said: list[str] = []
@@ -745,31 +749,79 @@ PLAIN_PLAN = (
 )
 
 
-def test_a_revising_plan_must_also_do_the_task_it_revises(workspace: Workspace) -> None:
-    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[GOOD], plan=[GREEN_PLAN, PLAIN_PLAN])
+# Revises the revision: its plan must do both earlier layouts.
+REVISED_AGAIN = (
+    REVISED.replace("id: red-on-blue-revised", "id: red-on-blue-third")
+    .replace("{x: 0.6, y: 0.0}", "{x: 0.62, y: 0.05}")
+    .replace("revises: test-loop/red-on-blue", "revises: test-loop/red-on-blue-revised")
+)
+
+
+def test_a_revising_plan_must_also_do_the_tasks_it_revises(
+    workspace: Workspace, monkeypatch, capsys
+) -> None:
+    llm = ScriptedLLM(
+        skill_parser=[HEADER], skill_learning=[GOOD], plan=[GREEN_PLAN, PLAIN_PLAN, PLAIN_PLAN]
+    )
     said: list[str] = []
-    outcomes = learner(workspace, llm, said).learn(curriculum(workspace, REVISED))
+    text = REVISED + REVISED_AGAIN
+    outcomes = learner(workspace, llm, said).learn(curriculum(workspace, text))
     assert [(o.task, o.accepted, o.rounds, o.regression_checks) for o in outcomes] == [
         ("red-on-blue", True, 1, 0),
         ("red-on-blue-revised", True, 2, 2),
+        ("red-on-blue-third", True, 1, 2),  # on the revision's layout and the first task's
     ]
     refused = (
         "the edit breaks earlier tasks and is not kept:\n"
         "- test-loop/red-on-blue: Put the red block on the blue block.\n"
-        "  seed 0: the code failed:\nUnknownObjectError: unknown object 'green_block'"
+        "  this plan, run on its layout: seed 0: the code failed:\n"
+        "UnknownObjectError: unknown object 'green_block'"
     )
     assert any(line.startswith(refused) for line in said)
-    assert "ran the plan on test_loop_red_on_blue, which it revises: ok" in said
+    assert said.count("ran this plan on test_loop_red_on_blue, which it revises: ok") == 2
+    assert "ran this plan on test_loop_red_on_blue_revised, which it revises: ok" in said
     # The second plan prompt says which task the first plan failed, and how.
     second = [p for purpose, p in llm.prompts if purpose == "plan"][1]
     assert (
         "# Correction\nYour plan fails on the task it revises; it must do that one too:\n"
-        "- test-loop/red-on-blue: Put the red block on the blue block.\n" in second
+        "- test-loop/red-on-blue: Put the red block on the blue block.\n"
+        "  this plan, run on its layout: seed 0: the code failed:\n" in second
     )
     kept = load_example(workspace.examples_dir / "test_loop_red_on_blue_revised.yaml")
     assert kept.revises == "test-loop/red-on-blue" and kept.code == PLAIN_PLAN[10:-3]
     # The example it revises is still there, unchanged: the regression suite keeps checking it.
     assert load_example(workspace.examples_dir / "test_loop_red_on_blue.yaml").revises is None
+    # lyra check runs each example, and each revision on every layout it revises.
+    monkeypatch.setenv("LYRA_WORKSPACE", str(workspace.root))
+    assert main(["check", "--workers", "1"]) == 0
+    # Under the header, above the count: each row's task and result, without its seconds.
+    rows = [line.split()[:-1] for line in capsys.readouterr().out.splitlines()[2:-1]]
+    assert rows == [
+        ["test-loop/red-on-blue", "pass"],
+        ["test-loop/red-on-blue-revised", "pass"],
+        ["test-loop/red-on-blue-revised", "on", "test-loop/red-on-blue", "pass"],
+        ["test-loop/red-on-blue-third", "pass"],
+        ["test-loop/red-on-blue-third", "on", "test-loop/red-on-blue", "pass"],
+        ["test-loop/red-on-blue-third", "on", "test-loop/red-on-blue-revised", "pass"],
+    ]
+
+
+def test_a_second_revision_of_one_task_is_sent_to_its_newest_revision(
+    workspace: Workspace,
+) -> None:
+    from lyra.errors import LyraError
+
+    fork = REVISED_AGAIN.replace("id: red-on-blue-third", "id: red-on-blue-fork").replace(
+        "revises: test-loop/red-on-blue-revised", "revises: test-loop/red-on-blue"
+    )
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[GOOD], plan=[PLAIN_PLAN])
+    with pytest.raises(LyraError) as error:
+        learner(workspace, llm).learn(curriculum(workspace, REVISED + REVISED_AGAIN + fork))
+    assert str(error.value) == (
+        "task 'red-on-blue-fork' revises 'test-loop/red-on-blue', which "
+        "'test-loop/red-on-blue-revised' already revises: revise 'test-loop/red-on-blue-third', "
+        "its newest revision, so that one plan does every layout taught"
+    )
 
 
 def test_revising_a_task_not_learnt_here_says_what_to_do(workspace: Workspace) -> None:
@@ -784,3 +836,28 @@ def test_revising_a_task_not_learnt_here_says_what_to_do(workspace: Workspace) -
         "here: learn that task first, or remove `revises`"
     )
     assert [purpose for purpose, _ in llm.prompts].count("plan") == 0
+
+
+def test_a_skill_edit_reruns_each_revision_on_the_layouts_it_revises(
+    workspace: Workspace,
+) -> None:
+    llm = ScriptedLLM(
+        skill_parser=[HEADER],
+        skill_learning=[GOOD, answer(BREAKING_MODULE, GOOD_TASK)],
+        refinement=[answer(BESIDE_MODULE, BESIDE_TASK)],
+        plan=[PLAIN_PLAN],
+    )
+    said: list[str] = []
+    outcomes = learner(workspace, llm, said).learn(curriculum(workspace, REVISED + BESIDE))
+    # Each round re-checks both examples on their own layouts, and the revision on the first's.
+    assert [(o.task, o.accepted, o.rounds, o.regression_checks) for o in outcomes] == [
+        ("red-on-blue", True, 1, 0),
+        ("red-on-blue-revised", True, 1, 1),
+        ("red-beside-blue", True, 2, 6),
+    ]
+    shown = next(line for line in said if "breaks earlier" in line)
+    assert (
+        "- test-loop/red-on-blue: Put the red block on the blue block.\n"
+        "  the plan of test-loop/red-on-blue-revised, run on its layout: seed 0: the code ran, "
+        "but the task is not done" in shown
+    )
