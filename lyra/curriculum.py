@@ -30,7 +30,8 @@ from lyra.workspace import Workspace
 if TYPE_CHECKING:
     from lyra.prompts import PromptPack
 
-Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$")]
+SLUG = r"[a-z0-9][a-z0-9_\-]*"
+Slug = Annotated[str, Field(pattern=f"^{SLUG}$")]
 Loc = tuple[str | int, ...]
 # A seed is a numpy seed; a hold is simulated, but a long one is a slip (a million seconds).
 MAX_SEED = 2**32 - 1
@@ -89,7 +90,7 @@ BackendName = Annotated[str, AfterValidator(_registered_backend)]
 
 
 def _task_key(key: str) -> str:
-    if not re.fullmatch(r"[a-z0-9][a-z0-9_\-]*/[a-z0-9][a-z0-9_\-]*", key):
+    if not re.fullmatch(f"{SLUG}/{SLUG}", key):
         raise _problem(
             f"'{key}' is not a task: name it as `curriculum/task-id`, its curriculum's `name` "
             "and the task's `id` (e.g. metaworld-doors/door-open)"

@@ -6,7 +6,7 @@ The files are the source of truth; the memory's examples table is an index rebui
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -56,13 +56,7 @@ def revision_chain(example: Example, by_task: Mapping[str, Example]) -> list[Exa
     The one it revises, the one that one revises, and so on; a task not learnt, or a loop, ends
     the chain.
     """
-    chain: list[Example] = []
-    seen = {example.task}
-    while (earlier := by_task.get(example.revises or "")) is not None and earlier.task not in seen:
-        chain.append(earlier)
-        seen.add(earlier.task)
-        example = earlier
-    return chain
+    return _follow(example, lambda e: by_task.get(e.revises or ""))
 
 
 def revisions(examples: Iterable[Example]) -> dict[str, Example]:
@@ -74,11 +68,19 @@ def revisions(examples: Iterable[Example]) -> dict[str, Example]:
 
 def latest_revision(example: Example, revised_by: Mapping[str, Example]) -> Example:
     """The plan that now does an example's task: its newest revision's, else its own."""
+    later = _follow(example, lambda e: revised_by.get(e.task or ""))
+    return later[-1] if later else example
+
+
+def _follow(example: Example, step: Callable[[Example], Example | None]) -> list[Example]:
+    """The examples reached from ``example`` by ``step``, in order, until none or a loop."""
+    reached: list[Example] = []
     seen = {example.task}
-    while (later := revised_by.get(example.task or "")) is not None and later.task not in seen:
-        seen.add(later.task)
-        example = later
-    return example
+    while (following := step(example)) is not None and following.task not in seen:
+        reached.append(following)
+        seen.add(following.task)
+        example = following
+    return reached
 
 
 def slugify(text: str, limit: int = 48) -> str:
