@@ -63,6 +63,13 @@ class MotionError(LyraError):
     """The arm could not follow a commanded motion (it touched something it should not)."""
 
 
+class LayoutError(LyraError):
+    """A scene cannot be laid out on a seed: its objects find no room.
+
+    A backend raises it from ``reset``; a run over seeds reports it as that seed's failure.
+    """
+
+
 class UnsupportedPrimitiveError(LyraError):
     """A primitive was called on a backend that does not provide it."""
 

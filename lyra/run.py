@@ -20,6 +20,7 @@ from typing import Any
 from lyra.backend import Backend, make
 from lyra.curriculum import Curriculum
 from lyra.episode import run_episode
+from lyra.errors import LayoutError
 from lyra.examples import iter_examples, latest_revision, revisions
 from lyra.pictures import Recorder
 from lyra.progress import Bar
@@ -64,14 +65,15 @@ class TaskRuns:
 def run_curriculum(
     workspace: Workspace,
     curriculum: Curriculum,
-    seeds: int,
+    seeds: range,
     gif_dir: Path | None = None,
     say: Callable[[str], None] = print,
     workers: int = 2,
 ) -> list[TaskRuns]:
-    """Run every accepted task's stored plan on seeds 0..seeds-1 with the current library.
+    """Run every accepted task's stored plan on ``seeds`` with the current library.
 
-    Seeds run in ``workers`` processes, each with its own backend.
+    Seeds run in ``workers`` processes, each with its own backend. A seed on which the scene
+    cannot be laid out is one of the task's failures, with its reason.
     """
     # The example files are the record of what was learnt (progress is local state).
     learnt = {e.task: e for _, e in iter_examples(workspace.examples_dir)}
@@ -97,10 +99,10 @@ def run_curriculum(
                     task.success,
                     task.hold_seconds,
                 )
-                for seed in range(seeds)
+                for seed in seeds
             ]
             spec = task.spec()
-            bar = Bar(seeds, task.id)
+            bar = Bar(len(seeds), task.id)
             futures, peers = [], []
             # The peer's episodes interleave with lyra's, so both see the same machine load.
             for job in jobs:
@@ -116,8 +118,8 @@ def run_curriculum(
             rows.append(
                 TaskRuns(
                     task.id,
-                    seeds,
-                    seeds - len(failures),
+                    len(seeds),
+                    len(seeds) - len(failures),
                     statistics.mean(calls for _, _, calls, _, _ in runs),
                     statistics.median(seconds for _, seconds, _, _, _ in runs),
                     failures,
@@ -135,7 +137,7 @@ def run_curriculum(
                     plan="" if plan is example else plan.task or plan.id,
                 )
             )
-            say(f"{task.id}: {rows[-1].successes}/{seeds}")
+            say(f"{task.id}: {rows[-1].successes}/{len(seeds)}")
             if gif_dir is not None:
                 backend = make(task.backend)
                 try:
@@ -159,15 +161,18 @@ def _run_seed(
     """
     backend_name, skills_dir, scene, seed, code, success, hold_seconds = job
     start = time.perf_counter()
-    run = run_episode(
-        worker_backend(backend_name),
-        scene,
-        seed,
-        code,
-        skills_root=skills_dir,
-        success=success,
-        hold_seconds=hold_seconds,
-    )
+    try:
+        run = run_episode(
+            worker_backend(backend_name),
+            scene,
+            seed,
+            code,
+            skills_root=skills_dir,
+            success=success,
+            hold_seconds=hold_seconds,
+        )
+    except LayoutError as error:
+        return False, time.perf_counter() - start, 0, f"seed {seed}: not laid out: {error}", None
     seconds = time.perf_counter() - start
     return (
         run.ok,

@@ -50,7 +50,13 @@ def register(subparsers: Any) -> None:
         "run", help="run a curriculum's learnt plans over many seeds, or plan a new instruction"
     )
     run.add_argument("target", help="a curriculum YAML file, or an instruction in quotes")
-    run.add_argument("--seeds", type=_positive, default=20, help="curriculum: seeds per task (20)")
+    run.add_argument(
+        "--seeds",
+        type=seed_range,
+        default=range(20),
+        help="curriculum: N (seeds 0 to N-1, default 20) or A:B (seeds A to B-1, e.g. 100:120 "
+        "for seeds no task was taught on)",
+    )
     run.add_argument("--gif", help="curriculum: a folder for one GIF per task; else a GIF file")
     run.add_argument(
         "--workers", type=_positive, default=2, help="curriculum: worker processes (default 2)"
@@ -110,6 +116,22 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def seed_range(text: str) -> range:
+    """``N`` as seeds 0 to N-1, ``A:B`` as seeds A to B-1."""
+    first, colon, end = text.partition(":")
+    try:
+        seeds = range(int(first), int(end)) if colon else range(int(first))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not a number of seeds (20) or a range of them (100:120)"
+        ) from None
+    if not seeds or seeds.start < 0:
+        raise argparse.ArgumentTypeError(
+            f"'{text}' holds no seeds: give N >= 1, or A:B with 0 <= A < B"
+        )
+    return seeds
 
 
 def _backend_option(parser: argparse.ArgumentParser) -> None:
@@ -355,6 +377,8 @@ def _run_curricula(curricula: list[Curriculum], args: argparse.Namespace) -> int
     print()
     for line in _runs_table(rows):
         print(line)
+    seeds = args.seeds
+    print(f"seeds {seeds.start} to {seeds.stop - 1} ({len(seeds)} per task)")
     learnt = [r for r in rows if r.learnt]
     return 0 if learnt and all(r.successes == r.runs for r in learnt) else 1
 

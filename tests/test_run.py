@@ -39,13 +39,42 @@ def test_run_curriculum_prints_the_success_table(learnt: Workspace, monkeypatch,
     table = lines[
         lines.index("task                       success  mean primitives  s per run") + 1 :
     ]
-    assert [line.split()[:3] for line in table] == [
+    assert [line.split()[:3] for line in table[:-1]] == [
         ["red-on-blue", "2/2", "2.0"],
         ["red-next-to-blue", "2/2", "7.0"],
         ["three-block-tower", "2/2", "2.0"],
         ["shifted-tower", "not", "learnt"],
     ]
+    assert table[-1] == "seeds 0 to 1 (2 per task)"
     assert code == 0
+
+
+def test_run_takes_seeds_no_task_was_taught_on(learnt: Workspace, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
+    code = main(["run", str(REPO / "curricula/ravens/basics.yaml"), "--seeds", "100:103"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "seeds 100 to 102 (3 per task)"
+    assert [line.split()[:2] for line in lines[-5:-1]] == [
+        ["red-on-blue", "3/3"],
+        ["red-next-to-blue", "3/3"],
+        ["three-block-tower", "3/3"],
+        ["shifted-tower", "3/3"],
+    ]
+    assert code == 0
+
+
+@pytest.mark.parametrize(
+    ("seeds", "why"),
+    [
+        ("5:2", "'5:2' holds no seeds: give N >= 1, or A:B with 0 <= A < B"),
+        ("0", "'0' holds no seeds: give N >= 1, or A:B with 0 <= A < B"),
+        ("a:b", "'a:b' is not a number of seeds (20) or a range of them (100:120)"),
+    ],
+)
+def test_run_refuses_seeds_that_are_no_range(seeds: str, why: str, capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", str(REPO / "curricula/ravens/basics.yaml"), "--seeds", seeds])
+    assert capsys.readouterr().err.splitlines()[-1].endswith(f"argument --seeds: {why}")
 
 
 def test_a_revised_task_runs_the_newest_revision_of_its_plan(

@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from lyra.backend import format_validation_error
-from lyra.errors import LyraError
+from lyra.errors import LayoutError, LyraError
 
 ObjectKind = Literal["block", "plate", "tile", "beam", "plank", "bowl", "zone"]
 
@@ -66,6 +66,10 @@ Color = Literal[
 
 class SceneError(LyraError):
     """A scene spec is malformed or cannot be laid out; the message names the field."""
+
+
+class NoLayoutError(SceneError, LayoutError):
+    """The scene's objects do not fit in its placement area on a seed."""
 
 
 class FixedPose(BaseModel):
@@ -216,17 +220,47 @@ def _half_footprint(size: tuple[float, float, float], yaw: float) -> tuple[float
     return 0.5 * (c * size[0] + s * size[1]), 0.5 * (s * size[0] + c * size[1])
 
 
+# Random placement is greedy: early objects can leave no room for a later one. Another draw
+# usually fits, so a seed tries this many before the scene is called too full.
+LAYOUT_DRAWS = 20
+
+
+class _NoRoom(Exception):
+    """One draw of a layout left no room for an object (its index, group and name)."""
+
+
 def layout(spec: SceneSpec, seed: int) -> list[PlacedObject]:
     """Place every object of a scene: fixed ones where given, the rest at random without overlap.
 
     Random placement keeps the world-aligned rectangles around the footprints apart by the
     area's margin (zones too: nothing starts inside a zone); larger objects are placed first so
-    that they still find room.
+    that they still find room. A seed's first draw comes from ``default_rng(seed)``; where it
+    leaves no room for an object, the seed draws again from ``default_rng((seed, draw))``.
 
     Raises:
-        SceneError: when the objects do not fit in the placement area, naming the group.
+        SceneError: when the objects do not fit in the placement area in any draw, naming the
+            group.
     """
-    rng = np.random.default_rng(seed)
+    for draw in range(LAYOUT_DRAWS):
+        rng = np.random.default_rng(seed if draw == 0 else (seed, draw))
+        try:
+            return _draw_layout(spec, rng)
+        except _NoRoom as no_room:
+            index, group, name, placed = no_room.args
+    area = spec.area
+    raise NoLayoutError(
+        f"objects.{index} ({group.type}, {name}): does not fit in the placement area "
+        f"x {list(area.x)}, y {list(area.y)} with the {placed} objects already placed, in "
+        f"{LAYOUT_DRAWS} draws of seed {seed}; use fewer or smaller objects, or a larger `area`"
+    )
+
+
+def _draw_layout(spec: SceneSpec, rng: np.random.Generator) -> list[PlacedObject]:
+    """One random draw of a layout.
+
+    Raises:
+        _NoRoom: an object found no free spot.
+    """
     area = spec.area
     placed: list[PlacedObject] = []
     rects: list[tuple[float, float, float, float]] = []
@@ -254,11 +288,7 @@ def layout(spec: SceneSpec, seed: int) -> list[PlacedObject]:
         half = _half_footprint(size, yaw)
         spot = _free_spot(rng, area, half, rects)
         if spot is None:
-            raise SceneError(
-                f"objects.{index} ({group.type}, {name}): does not fit in the placement area "
-                f"x {list(area.x)}, y {list(area.y)} with the {len(placed)} objects already "
-                "placed; use fewer or smaller objects, or a larger `area`"
-            )
+            raise _NoRoom(index, group, name, len(placed))
         placed.append(_placed(group, name, size, spot[0], spot[1], size[2] / 2, yaw))
         rects.append((spot[0], spot[1], *half))
     return placed

@@ -331,7 +331,7 @@ MALFORMED = {
     "scene_that_cannot_be_laid_out": (
         "        - {type: block, color: blue}",
         "        - {type: block, color: blue, count: 100, size: [0.2, 0.2, 0.04]}",
-        "{path}:7: tasks.0.scene: on seed 0: objects.1 (block, blue_block_2): does not fit in the placement area x [0.3, 0.7], y [-0.3, 0.3] with the 2 objects already placed; use fewer or smaller objects, or a larger `area`",
+        "{path}:7: tasks.0.scene: on seed 0: objects.1 (block, blue_block_2): does not fit in the placement area x [0.3, 0.7], y [-0.3, 0.3] with the 2 objects already placed, in 20 draws of seed 0; use fewer or smaller objects, or a larger `area`",
     ),
     "predicate_names_a_missing_object": (
         "{upper: red_block, lower: blue_block}",
