@@ -27,10 +27,10 @@ def dot3(a: np.ndarray, b: np.ndarray) -> float:
     """The dot product of two 3-vectors as fused multiply-adds, the same on every CPU.
 
     numpy hands a dot (and a norm) to the BLAS kernel it picked for the CPU, and the kernels
-    round differently in the last bit (lyra/blas.py): a chain of fused multiply-adds with
-    AVX-512, separate multiplies and adds without. An arm that steers by them follows a
-    different path through a contact on another CPU. This is that chain, each step rounded once,
-    exactly: the recordings were made with it.
+    round differently in the last bit: a chain of fused multiply-adds with AVX-512, separate
+    multiplies and adds without. An arm that steers by them follows a different path through a
+    contact on another CPU. This is that chain, each step rounded once, exactly, so that the
+    arm's path does not depend on the CPU.
     """
     total = float(a[0]) * float(b[0])
     for x, y in ((a[1], b[1]), (a[2], b[2])):

@@ -1,7 +1,5 @@
 """lyra: teach a robot arm long-horizon manipulation through an LLM that writes skills as code."""
 
-# Before anything imports numpy: it fixes the BLAS kernel numpy loads (see lyra/blas.py).
-import lyra.blas  # noqa: F401  (isort: skip)
 from lyra.embodiment import Embodiment, ObjectState, WorkspaceBox, use
 from lyra.errors import (
     GraspError,

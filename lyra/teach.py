@@ -277,7 +277,9 @@ class LLMCritic:
             scene=self.scene_text(task),
             predicate=attempt.outcome(),
         )
-        answer = self.provider.complete([Message("user", prompt)], purpose="critic").text.strip()
+        answer = self.provider.complete(
+            [Message("user", prompt)], purpose="critic", task=task.id
+        ).text.strip()
         if answer.upper().startswith("ACCEPT"):
             return TeacherVerdict("accept")
         return TeacherVerdict("feedback", answer.removeprefix("FEEDBACK:").strip())
@@ -509,7 +511,7 @@ class Learner:
     def _complete(self, task: Task, outcome: TaskOutcome, prompt: str, purpose: str) -> Completion:
         system = system_prompt(task.prompt_pack(), task.spec().capabilities)
         completion = self.provider.complete(
-            [Message("system", system), Message("user", prompt)], purpose=purpose
+            [Message("system", system), Message("user", prompt)], purpose=purpose, task=task.id
         )
         outcome.llm_calls += 1
         outcome.tokens += completion.prompt_tokens + completion.completion_tokens

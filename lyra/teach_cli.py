@@ -209,7 +209,23 @@ def _report(outcomes: list[Any], provider: Any) -> int:
         counts = f"{o.rounds:>6} {o.llm_calls:>9} {o.tokens:>8} {o.regression_checks:>9}"
         print(f"{o.task:<{width}} {result:<9} {counts}")
     print(f"session log: {provider.log}")
+    _say_replayed(provider)
     return 0 if outcomes and all(o.accepted for o in outcomes) else 1
+
+
+def _say_replayed(provider: Any) -> None:
+    """For a replay: one line on how today's prompts compare, the diffs in a file beside the log."""
+    from lyra.llm import ReplayProvider
+
+    replay = provider.provider
+    if not isinstance(replay, ReplayProvider):
+        return
+    print(replay.summary())
+    if replay.differences:
+        diffs = provider.log.with_suffix(".prompt-diff")
+        diffs.parent.mkdir(parents=True, exist_ok=True)
+        diffs.write_text(replay.differences_text(), encoding="utf-8")
+        print(f"how each differs: {diffs}")
 
 
 def _learn(args: argparse.Namespace) -> int:
@@ -431,9 +447,10 @@ def _run_instruction(args: argparse.Namespace) -> int:
         hints=args.hint,
         task_id=args.task_id,
     )
-    learner, _ = _learner(args, task.backend, teach_missing=args.teach)
+    learner, provider = _learner(args, task.backend, teach_missing=args.teach)
     try:
         outcome = learner.teach(task, PLANNED, Progress.load(learner.ws, PLANNED))
+        _say_replayed(provider)
         last = outcome.last
         if last is None:
             return 1

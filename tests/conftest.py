@@ -28,3 +28,11 @@ def chat_server() -> Iterator[ChatServer]:
     server.shutdown()
     server.server_close()
     assert server.replies == [], "the test scripted replies that were never asked for"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--refresh-prompts",
+        action="store_true",
+        help="write the prompts as rendered today to tests/prompts/ (see tests/test_prompts.py)",
+    )

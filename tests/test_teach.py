@@ -113,7 +113,7 @@ class ScriptedLLM:
         self.answers = {purpose: list(texts) for purpose, texts in answers.items()}
         self.prompts: list[tuple[str, str]] = []
 
-    def complete(self, messages, *, purpose: str) -> Completion:
+    def complete(self, messages, *, purpose: str, task: str | None = None) -> Completion:
         self.prompts.append((purpose, messages[-1].content))
         queue = self.answers.get(purpose) or self.answers["skill_learning"]
         text = queue.pop(0) if len(queue) > 1 else queue[0]

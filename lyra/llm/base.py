@@ -52,13 +52,17 @@ class Completion:
 class Provider(Protocol):
     """Anything that answers a chat request."""
 
-    def complete(self, messages: Sequence[Message], *, purpose: str) -> Completion:
+    def complete(
+        self, messages: Sequence[Message], *, purpose: str, task: str | None = None
+    ) -> Completion:
         """Answer ``messages``.
 
         Args:
             messages: the conversation, oldest first.
             purpose: a short tag such as ``skill_learning``, written to the session log and
                 compared when a recording is replayed.
+            task: the id of the task that asks, if any; written to the session log, where a
+                replay finds each answer by its order, purpose and task.
 
         Returns:
             The answer and its usage.
@@ -74,6 +78,7 @@ def estimate_tokens(text: str) -> int:
 def render_prompt(messages: Sequence[Message]) -> str:
     """Render a conversation as Markdown, one ``## role`` section per message.
 
-    The same text is shown to a person answering by hand and diffed when a replay mismatches.
+    The same text is shown to a person answering by hand and diffed when a replay's prompt
+    differs from the recorded one.
     """
     return "\n\n".join(f"## {m.role}\n\n{m.content.rstrip()}" for m in messages) + "\n"

@@ -122,7 +122,7 @@ class AnswerFileError(LLMError):
 
 
 class ReplayMismatchError(LLMError):
-    """A request differs from the one recorded at the same position of the session."""
+    """The recording's next request for a task is of another kind than the one asked."""
 
     def __init__(self, recording: Path, index: int, purpose: str, diff: str) -> None:
         self.recording = recording
@@ -130,22 +130,26 @@ class ReplayMismatchError(LLMError):
         self.purpose = purpose
         self.diff = diff
         super().__init__(
-            f"request {index} ({purpose}) differs from request {index} recorded in {recording}; "
-            "record the session again if the prompts changed on purpose "
-            f"(--llm openai or --llm manual):\n{diff}"
+            f"a {purpose} request was asked where {recording} recorded request {index} of "
+            "another kind: the run went another way than the recorded one (another verdict, "
+            "or another number of rounds); record the session again (--llm openai or "
+            f"--llm manual):\n{diff}"
         )
 
 
 class ReplayExhaustedError(LLMError):
-    """More requests were made than the recorded session holds."""
+    """The recording holds no further request for the task that asks."""
 
-    def __init__(self, recording: Path, recorded: int, purpose: str) -> None:
+    def __init__(self, recording: Path, recorded: int, purpose: str, task: str | None) -> None:
         self.recording = recording
         self.recorded = recorded
         self.purpose = purpose
+        self.task = task
+        whose = f" for task {task}" if task is not None else ""
         super().__init__(
-            f"request {recorded + 1} ({purpose}) goes past the end of {recording}, which holds "
-            f"{recorded} requests: record the session again with --llm openai or --llm manual"
+            f"a {purpose} request{whose} goes past what {recording} recorded{whose} "
+            f"({recorded} requests in all): the run needs more rounds than the recorded one; "
+            "record the session again with --llm openai or --llm manual"
         )
 
 

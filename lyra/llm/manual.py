@@ -45,7 +45,9 @@ class ManualProvider:
         self.poll = poll
         self._asked = 0
 
-    def complete(self, messages: Sequence[Message], *, purpose: str) -> Completion:
+    def complete(
+        self, messages: Sequence[Message], *, purpose: str, task: str | None = None
+    ) -> Completion:
         """Show ``messages`` and return the answer someone gives.
 
         Raises:

@@ -98,7 +98,9 @@ class OpenAIProvider:
             base_url=self.url, api_key=api_key, timeout=config.timeout, max_retries=0
         )
 
-    def complete(self, messages: Sequence[Message], *, purpose: str) -> Completion:
+    def complete(
+        self, messages: Sequence[Message], *, purpose: str, task: str | None = None
+    ) -> Completion:
         """Send ``messages``; retry 429, 5xx and lost connections with exponential backoff.
 
         Raises:

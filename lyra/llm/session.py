@@ -37,9 +37,8 @@ class LogRecord:
         tokens_estimated: the counts are estimates (characters / 4).
         latency_s: wall-clock seconds of the call.
         backend: the backend the session taught or planned on (None in older logs).
-        shown: the request as the model was shown it, where lyra now asks it otherwise (a
-            recording re-rendered when retrieval's order among equal scores was fixed); None
-            where ``messages`` is what the model saw.
+        task: the task that asked (None in older logs, and for calls outside any task); a
+            replay finds each answer by its order, purpose and task.
     """
 
     index: int
@@ -55,16 +54,12 @@ class LogRecord:
     tokens_estimated: bool
     latency_s: float
     backend: str | None = None
-    shown: tuple[Message, ...] | None = None
+    task: str | None = None
 
     def to_json(self) -> str:
         """This record as one JSON line (without the newline)."""
         data = dataclasses.asdict(self)
         data["messages"] = [dataclasses.asdict(m) for m in self.messages]
-        if self.shown is None:
-            del data["shown"]
-        else:
-            data["shown"] = [dataclasses.asdict(m) for m in self.shown]
         return json.dumps(data, ensure_ascii=False)
 
     @classmethod
@@ -75,9 +70,7 @@ class LogRecord:
             ValueError: the line is not such a record (KeyError and TypeError included).
         """
         data: dict[str, Any] = json.loads(line)
-        messages = _messages(data.pop("messages"))
-        shown = data.pop("shown", None)
-        return cls(messages=messages, shown=None if shown is None else _messages(shown), **data)
+        return cls(messages=_messages(data.pop("messages")), **data)
 
 
 def _messages(items: list[dict[str, Any]]) -> tuple[Message, ...]:
@@ -133,9 +126,11 @@ class LoggedProvider:
         self.backend = backend
         self.calls = len(read_log(log)) if log.exists() else 0
 
-    def complete(self, messages: Sequence[Message], *, purpose: str) -> Completion:
+    def complete(
+        self, messages: Sequence[Message], *, purpose: str, task: str | None = None
+    ) -> Completion:
         """Ask the wrapped provider, then log the call before returning the answer."""
-        completion = self.provider.complete(messages, purpose=purpose)
+        completion = self.provider.complete(messages, purpose=purpose, task=task)
         self.calls += 1
         record = LogRecord(
             index=self.calls,
@@ -151,6 +146,7 @@ class LoggedProvider:
             tokens_estimated=completion.tokens_estimated,
             latency_s=round(completion.latency_s, 3),
             backend=self.backend,
+            task=task,
         )
         self.log.parent.mkdir(parents=True, exist_ok=True)
         # One write per call, flushed on close: a crash loses at most the call in flight.

@@ -31,7 +31,6 @@ LAYERS = 6
 HEADS = 12
 LAYER_NORM_EPS = 1e-12
 MAX_TOKENS = 256
-BATCH = 32
 
 
 def model_dir() -> Path:
@@ -150,7 +149,6 @@ class MiniLMEmbedder:
             raise EmbedderUnavailableError(f"no model.safetensors in {folder}: {INSTALL_HINT}")
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         w = {
             k: v.astype(np.float32) for k, v in load_file(str(folder / "model.safetensors")).items()
         }
@@ -165,22 +163,25 @@ class MiniLMEmbedder:
         self._threads = ThreadpoolController()
 
     def embed(self, texts: Sequence[str]) -> Array:
-        """Return one L2-normalised row per text, shape ``(len(texts), 384)``."""
+        """Return one L2-normalised row per text, shape ``(len(texts), 384)``.
+
+        Each text is encoded alone, unpadded: in a batch its vector would depend in the last
+        bits on the lengths of the others, so a memory rebuilt from the files, one grown row by
+        row and a query would each see a slightly different vector for the same text. Alone is
+        no slower here (63 instructions: 1.5 s, against 6.7 s batched by 32 with padding).
+        """
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        # Similar lengths batched together waste little work on padding.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         # One BLAS thread: OpenBLAS's spinning workers fight LanceDB's threads for the cores, which
         # made a one-line query 20x slower (330 ms instead of 15) on a 2-core machine.
         with self._threads.limit(limits=1, user_api="blas"):
-            for start in range(0, len(order), BATCH):
-                chunk = order[start : start + BATCH]
-                out[chunk] = self._embed_batch([texts[i] for i in chunk])
+            for i, text in enumerate(texts):
+                out[i] = self._embed_one(text)
         return out
 
-    def _embed_batch(self, texts: list[str]) -> Array:
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
+    def _embed_one(self, text: str) -> Array:
+        encoding = self._tokenizer.encode(text)
+        ids = np.array([encoding.ids], dtype=np.int64)
+        mask = np.array([encoding.attention_mask], dtype=np.float32)
         x = _layer_norm(self._words[ids] + self._positions[: ids.shape[1]], *self._norm)
         mask_bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
         for layer in self._layers:
@@ -189,4 +190,4 @@ class MiniLMEmbedder:
             mask.sum(axis=1, keepdims=True), 1.0
         )
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)[0]

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,7 +39,9 @@ class Scripted:
     def __init__(self, *answers: str) -> None:
         self.answers = list(answers)
 
-    def complete(self, messages: Sequence[Message], *, purpose: str) -> Completion:
+    def complete(
+        self, messages: Sequence[Message], *, purpose: str, task: str | None = None
+    ) -> Completion:
         return Completion(
             text=self.answers.pop(0),
             model="helper-model",
@@ -57,8 +58,8 @@ class Scripted:
 def recording(tmp_path: Path) -> Path:
     log = tmp_path / "sessions" / "first.jsonl"
     recorder = LoggedProvider(Scripted("stack()", "pick_place(...)"), log)
-    recorder.complete(MESSAGES, purpose="skill_learning")
-    recorder.complete(FOLLOW_UP, purpose="feedback")
+    recorder.complete(MESSAGES, purpose="skill_learning", task="red-on-blue")
+    recorder.complete(FOLLOW_UP, purpose="feedback", task="red-on-blue")
     return log
 
 
@@ -77,6 +78,7 @@ def test_log_records_every_call(recording: Path) -> None:
         completion_tokens=10,
         tokens_estimated=True,
         latency_s=2.5,
+        task="red-on-blue",
     )
     assert (second.index, second.purpose, second.messages, second.answer) == (
         2,
@@ -99,6 +101,7 @@ def test_log_records_every_call(recording: Path) -> None:
         "tokens_estimated",
         "latency_s",
         "backend",
+        "task",
     ]
     assert line["messages"][0] == {"role": "system", "content": "You write robot skills."}
 
@@ -115,17 +118,18 @@ def test_records_name_the_sessions_backend_and_old_logs_still_read(tmp_path: Pat
     assert read_log(log)[0].backend is None
 
 
-def test_a_re_rendered_request_keeps_what_the_model_was_shown(recording: Path) -> None:
-    first, second = read_log(recording)
-    assert "shown" not in json.loads(recording.read_text().splitlines()[0])
-    reordered = (MESSAGES[0], Message("user", "Use pick_place or stack."))
-    edited = dataclasses.replace(second, messages=reordered, shown=second.messages)
-    recording.write_text(first.to_json() + "\n" + edited.to_json() + "\n")
-    assert read_log(recording) == [first, edited]
-    # The replay answers the request as lyra asks it now.
+def test_a_log_written_before_records_named_their_task_still_replays(recording: Path) -> None:
+    old = []
+    for line in recording.read_text().splitlines():
+        data = json.loads(line)
+        del data["task"]
+        old.append(json.dumps(data))
+    recording.write_text("\n".join(old) + "\n")
+    assert [r.task for r in read_log(recording)] == [None, None]
+    # Matched by order and purpose alone.
     replay = ReplayProvider(recording)
-    replay.complete(MESSAGES, purpose="skill_learning")
-    assert replay.complete(reordered, purpose="feedback").text == "pick_place(...)"
+    assert replay.complete(MESSAGES, purpose="skill_learning", task="x").text == "stack()"
+    assert replay.complete(FOLLOW_UP, purpose="feedback", task="y").text == "pick_place(...)"
 
 
 def test_a_continued_log_keeps_counting(recording: Path) -> None:
@@ -135,8 +139,8 @@ def test_a_continued_log_keeps_counting(recording: Path) -> None:
 
 def test_replay_answers_in_order_then_runs_out(recording: Path) -> None:
     replay = make_provider(LLMConfig.from_spec(f"replay:{recording}"))
-    first = replay.complete(MESSAGES, purpose="skill_learning")
-    second = replay.complete(FOLLOW_UP, purpose="feedback")
+    first = replay.complete(MESSAGES, purpose="skill_learning", task="red-on-blue")
+    second = replay.complete(FOLLOW_UP, purpose="feedback", task="red-on-blue")
     assert (first.text, first.provider, first.answered_by, first.prompt_tokens) == (
         "stack()",
         "replay",
@@ -145,37 +149,64 @@ def test_replay_answers_in_order_then_runs_out(recording: Path) -> None:
     )
     assert second.text == "pick_place(...)"
     with pytest.raises(ReplayExhaustedError) as caught:
-        replay.complete(MESSAGES, purpose="plan")
+        replay.complete(MESSAGES, purpose="feedback", task="red-on-blue")
     assert str(caught.value) == (
-        f"request 3 (plan) goes past the end of {recording}, which holds 2 requests: "
+        f"a feedback request for task red-on-blue goes past what {recording} recorded for task "
+        "red-on-blue (2 requests in all): the run needs more rounds than the recorded one; "
         "record the session again with --llm openai or --llm manual"
     )
 
 
-def test_replay_mismatch_shows_a_diff(recording: Path) -> None:
+def test_a_prompt_asked_otherwise_is_answered_and_reported(recording: Path) -> None:
     replay = ReplayProvider(recording)
-    replay.complete(MESSAGES, purpose="skill_learning")
+    replay.complete(MESSAGES, purpose="skill_learning", task="red-on-blue")
+    assert replay.summary() == (
+        f"replay of {recording}: 1 request answered, each asked as recorded"
+    )
     changed = (*MESSAGES, Message("assistant", "stack()"), Message("user", "Use pick."))
-    with pytest.raises(ReplayMismatchError) as caught:
-        replay.complete(changed, purpose="feedback")
-    assert (caught.value.index, caught.value.purpose) == (2, "feedback")
-    assert str(caught.value) == (
-        f"request 2 (feedback) differs from request 2 recorded in {recording}; record the "
-        "session again if the prompts changed on purpose (--llm openai or --llm manual):\n"
+    answer = replay.complete(changed, purpose="feedback", task="red-on-blue")
+    assert answer.text == "pick_place(...)"
+    assert replay.summary() == (
+        f"replay of {recording}: 2 requests answered, 1 asked otherwise than recorded "
+        "(recorded request 2)"
+    )
+    assert replay.differences_text() == (
+        "=== recorded request 2 (feedback, task red-on-blue)\n"
         "--- recorded\n"
         "+++ requested\n"
         "@@ -15,3 +15,3 @@\n"
         " ## user\n"
         " \n"
         "-Use pick_place.\n"
-        "+Use pick."
+        "+Use pick.\n"
     )
+
+
+def test_replay_finds_a_tasks_requests_past_the_others(tmp_path: Path) -> None:
+    """A resumed run starts at a later task; a task accepted sooner leaves requests unasked."""
+    log = tmp_path / "three.jsonl"
+    recorder = LoggedProvider(Scripted("a1", "a2", "b1", "c1"), log)
+    for task in ("a", "a", "b", "c"):
+        recorder.complete(MESSAGES, purpose="skill_learning", task=task)
+    replay = ReplayProvider(log)
+    assert replay.complete(MESSAGES, purpose="skill_learning", task="b").text == "b1"
+    assert replay.complete(MESSAGES, purpose="skill_learning", task="c").text == "c1"
+    assert replay.summary() == (
+        f"replay of {log}: 2 requests answered, each asked as recorded; not asked: "
+        "recorded requests 1, 2"
+    )
+    # Answered requests are not given twice: a's are behind the replay now.
+    with pytest.raises(ReplayExhaustedError):
+        replay.complete(MESSAGES, purpose="skill_learning", task="a")
 
 
 def test_replay_checks_the_purpose(recording: Path) -> None:
     with pytest.raises(ReplayMismatchError) as caught:
-        ReplayProvider(recording).complete(MESSAGES, purpose="plan")
-    assert caught.value.diff == (
+        ReplayProvider(recording).complete(MESSAGES, purpose="plan", task="red-on-blue")
+    assert str(caught.value) == (
+        f"a plan request was asked where {recording} recorded request 1 of another kind: the "
+        "run went another way than the recorded one (another verdict, or another number of "
+        "rounds); record the session again (--llm openai or --llm manual):\n"
         "--- recorded\n+++ requested\n@@ -1,3 +1,3 @@\n-purpose: skill_learning\n"
         "+purpose: plan\n \n ## system"
     )
