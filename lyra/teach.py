@@ -150,7 +150,9 @@ class ScriptedTeacher:
     """For tests and benchmarks: the predicate decides; corrections come from the task.
 
     When a check fails, the task's ``feedback`` lines are given in order (then the check's own
-    reason); when it passes, the task's ``review`` lines are given in order before accepting.
+    reason); when the code fails on a mistake in its Python (a NameError, a refused import),
+    :data:`CODE_MISTAKE` is said instead and the lines wait for a failure they can be about;
+    when it passes, the task's ``review`` lines are given in order before accepting.
     It never teaches a missing skill: a script cannot make up the task that shows one.
     """
 
@@ -168,6 +170,9 @@ class ScriptedTeacher:
         """Give the next scripted correction, or accept."""
         task = attempt.task
         if not attempt.ok:
+            if _code_mistake(attempt):
+                # A person's words about the task would not fit an error in the code itself.
+                return TeacherVerdict("feedback", CODE_MISTAKE)
             used = self._feedback_used.get(task.id, 0)
             self._feedback_used[task.id] = used + 1
             # What went wrong is already in the prompt's account of the attempt; the
@@ -186,6 +191,24 @@ class ScriptedTeacher:
 
     def tell(self, message: str) -> None:
         """Nobody is listening."""
+
+
+# Errors in writing Python rather than in moving the robot: the robot's own are lyra's errors.
+_PYTHON_MISTAKE = re.compile(
+    r"(NameError|ImportError|ModuleNotFoundError|AttributeError|TypeError|SyntaxError|"
+    r"IndentationError|UnboundLocalError)\b"
+)
+CODE_MISTAKE = "The code failed before the robot could do the task: fix the error shown above."
+
+
+def _code_mistake(attempt: Attempt) -> bool:
+    """The attempt failed on a mistake in the Python code itself, on some seed."""
+    return any(
+        run.result.error in ("policy", "syntax")
+        or (run.result.error == "exception" and _PYTHON_MISTAKE.match(run.result.feedback))
+        for run in attempt.runs
+        if not run.result.ok
+    )
 
 
 class HumanTeacher:
@@ -370,6 +393,7 @@ class TaskOutcome:
         missing_skill: for a plan, the skill it asked for (``name: what``) when it stopped
             because the library lacks it.
         taught: the skills taught while a plan was paused for them.
+        first: the first attempt that ran.
         last: the last attempt that ran.
     """
 
@@ -383,6 +407,7 @@ class TaskOutcome:
     corrections: list[str] = field(default_factory=list)
     missing_skill: str = ""
     taught: list[str] = field(default_factory=list)
+    first: Attempt | None = None
     last: Attempt | None = None
 
 
@@ -605,6 +630,7 @@ class Learner:
             overlay = self._overlay(patch) if patch.changes else self.ws.skills_dir
             state.last = self._attempt(task, scene, skill, patch, code, overlay, outcome.rounds)
             outcome.last = state.last
+            outcome.first = outcome.first or state.last
             self.say(f"round {outcome.rounds}:\n{state.last.outcome()}")
             verdict = self.teacher.judge(state.last)
             if verdict.action == "reject":
@@ -1003,10 +1029,13 @@ class Learner:
         return f"{slug[:39]}_{digest}"
 
     def _improvement(self, task: Task, attempt: Attempt, outcome: TaskOutcome) -> str:
+        first = outcome.first or attempt
         prompt = render(
             "improvement",
             task.prompt_pack(),
             instruction=task.instruction,
+            first_code=first.code.rstrip("\n"),
+            first_outcome=first.outcome(),
             corrections="\n".join(f"{i}. {c}" for i, c in enumerate(outcome.corrections, 1)),
             task_code=attempt.code.rstrip("\n"),
         )

@@ -20,7 +20,7 @@ from lyra.examples import load_example
 from lyra.llm import Completion
 from lyra.memory.store import open_memory
 from lyra.progress import Bar
-from lyra.teach import Learner, ScriptedTeacher
+from lyra.teach import CODE_MISTAKE, Learner, ScriptedTeacher
 from lyra.workspace import Workspace
 
 HEADER = '''```python
@@ -861,3 +861,30 @@ def test_a_skill_edit_reruns_each_revision_on_the_layouts_it_revises(
         "  the plan of test-loop/red-on-blue-revised, run on its layout: seed 0: the code ran, "
         "but the task is not done" in shown
     )
+
+
+def test_a_python_mistake_gets_its_own_word_and_the_persons_waits_for_a_failure_it_fits(
+    workspace: Workspace,
+) -> None:
+    """Round 1 forgets to import the skill (NameError), round 2 ends holding the block, round 3
+    works: the scripted person's line is said after round 2, not after the NameError, and the
+    improvement prompt quotes the first attempt and what it did."""
+    said = "It must let go of the red block once it is on the blue one."
+    path = workspace.root / "curriculum.yaml"
+    path.write_text(CURRICULUM + f"    feedback: [{said!r}]\n")
+    forgot_import = answer(GOOD_MODULE, '# task\nput_on("red_block", "blue_block")\n')
+    llm = ScriptedLLM(
+        skill_parser=[HEADER],
+        skill_learning=[forgot_import],
+        refinement=[BAD_ANSWERS["never lets go"][0], GOOD],
+        improvement=["Problem: no import.\nLesson: import the skill."],
+    )
+    (outcome,) = learner(workspace, llm).learn(load_curriculum(path))
+    assert (outcome.accepted, outcome.rounds) == (True, 3)
+    assert outcome.corrections == [CODE_MISTAKE, said]
+    improvement = next(p for purpose, p in llm.prompts if purpose == "improvement")
+    assert (
+        '# The first attempt\n```python\n# task\nput_on("red_block", "blue_block")\n```\n'
+        "What happened:\nseed 0: the code failed:\nNameError: name 'put_on' is not defined\n"
+    ) in improvement
+    assert f"# The corrections, in order\n1. {CODE_MISTAKE}\n2. {said}\n" in improvement
