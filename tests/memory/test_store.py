@@ -181,12 +181,19 @@ def test_examples_of_equal_score_come_in_one_order_every_time(
     }
     assert orders == {("door_open", "drawer_close", "window_close")}
 
-    # Ties across the cut: which of three equal rows make the list is fixed too.
+    # Equal rows within the depth searched (twice the answer) go by key...
     memory.index_examples([example(f"stack_{c}", "Stack the cups.") for c in "abc"])
     firsts = {
-        memory.search_examples([Query("q", "Stack the cups.")], 1, TEXT)[0].key for _ in range(20)
+        tuple(hit.key for hit in memory.search_examples([Query("q", "Stack the cups.")], 2, TEXT))
+        for _ in range(20)
     }
-    assert firsts == {"stack_a"}
+    assert firsts == {("stack_a", "stack_b")}
+    # ...and equal rows across its cut are left out whole, rather than some of them by chance.
+    memory.index_examples([example(f"stack_{c}", "Stack the cups.") for c in "def"])
+    assert {
+        tuple(hit.key for hit in memory.search_examples([Query("q", "Stack the cups.")], 2, TEXT))
+        for _ in range(20)
+    } == {()}
 
 
 def test_another_embedder_is_told_to_rebuild(
