@@ -54,7 +54,7 @@ from lyra.journal import commit_learnt_step, recover
 from lyra.library.edit import Patch, stage_answer, stage_new_skill
 from lyra.library.errors import EditError
 from lyra.library.history import git_head
-from lyra.library.parse import parse_library
+from lyra.library.parse import brief_header, parse_library
 from lyra.library.tree import SkillTree, runnable
 from lyra.llm import Completion, Message, Provider
 from lyra.memory.retrieval import ExampleHit
@@ -576,12 +576,12 @@ class Learner:
         existing = library.records.get(skill)
         if existing is not None:
             return existing.header
-        # Style examples the backend can run: a tabletop skill teaches MetaWorld the wrong frame.
-        usable = runnable(
-            {r.name: (r.calls_primitives, r.calls_skills) for r in library},
-            set(PRIMITIVES) - set(task.spec().capabilities),
+        # Style examples: the skills most like the task, among those its backend can run (a
+        # tabletop skill teaches MetaWorld the wrong frame), rather than the whole library.
+        similar = self.memory.retrieve(
+            task.instruction, k_examples=0, capabilities=task.spec().capabilities
         )
-        known = "\n\n".join(r.header for r in library if r.name in usable) or "(none yet)"
+        known = "\n\n".join(hit.header for hit in similar.skills) or "(none yet)"
         prompt = render(
             "skill_parser",
             task.prompt_pack(),
@@ -682,11 +682,27 @@ class Learner:
             capabilities=spec.capabilities,
             backends=spec.examples_from(),
         )
-        skill = task.skill.name if task.skill is not None else None
-        headers = [
-            h for s, h in zip(retrieval.skills, retrieval.headers, strict=True) if s.name != skill
-        ]
-        return skills_section(headers), examples_section(retrieval.examples)
+        briefs = {hit.name: hit.brief for hit in retrieval.skills}
+        if task.skill is not None:
+            briefs |= self._neighbours(task, task.skill.name)
+            briefs.pop(task.skill.name, None)  # shown whole where the prompt asks for it
+        return skills_section(list(briefs.values())), examples_section(retrieval.examples)
+
+    def _neighbours(self, task: Task, skill: str) -> dict[str, str]:
+        """The brief headers of the skills a skill calls and of those that call it.
+
+        Extending a skill must keep its callers working with what it calls, so these come
+        whatever the retrieval found; only those the task's backend can run.
+        """
+        library = parse_library(self.ws.skills_dir)
+        calls = {r.name: (r.calls_primitives, r.calls_skills) for r in library}
+        usable = runnable(calls, set(PRIMITIVES) - set(task.spec().capabilities))
+        callees = library.records[skill].calls_skills if skill in library else ()
+        return {
+            r.name: brief_header(r.signature, r.docstring)
+            for r in library
+            if r.name in usable and (r.name in callees or skill in r.calls_skills)
+        }
 
     def _describe(self, task: Task, scene: Any) -> str:
         backend = self.backend(task.backend)

@@ -541,7 +541,10 @@ def test_a_hint_is_parsed_into_task_descriptions_that_steer_retrieval(workspace:
     )
     asked: list[tuple] = []
     retrieve = loop.memory.retrieve
-    loop.memory.retrieve = lambda *a, **k: (asked.append(tuple(k["hints"])), retrieve(*a, **k))[1]
+    loop.memory.retrieve = lambda *a, **k: (
+        asked.append(tuple(k.get("hints", ()))),
+        retrieve(*a, **k),
+    )[1]
     (outcome,) = loop.learn(curriculum(workspace))
     assert outcome.accepted and outcome.rounds == 2
     assert [p for p, _ in llm.prompts] == [

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,6 +118,40 @@ def header_text(signature: str, docstring: str) -> str:
     body = "\n".join(f"    {line}" if line else "" for line in lines)
     closing = '\n    """' if len(lines) > 1 else '"""'
     return f'{signature}\n    """{body.removeprefix("    ")}{closing}'
+
+
+def brief_header(signature: str, docstring: str) -> str:
+    """Return what a prompt that only calls a skill shows of it: the short form of its header.
+
+    The signature, the docstring's first paragraph (what the behaviour is), and the first
+    sentence of each entry of its ``Args:``, ``Returns:`` and ``Raises:`` sections (what each
+    parameter is). Longer explanations and examples stay in the module, which the prompt for
+    extending the skill shows whole.
+    """
+    paragraphs = [p for p in re.split(r"\n[ \t]*\n", docstring.strip()) if p.strip()]
+    if len(paragraphs) < 2:
+        return header_text(signature, docstring)
+    kept = [paragraphs[0]]
+    for paragraph in paragraphs[1:]:
+        title, *lines = paragraph.splitlines()
+        if title.strip() not in _SECTIONS:
+            continue
+        # An argument's first line is indented once under its title, its continuations more;
+        # what a function returns or yields is one entry.
+        entries: list[list[str]] = []
+        for line in lines:
+            named = title.strip() in ("Args:", "Raises:")
+            if not entries or (named and len(line) - len(line.lstrip()) <= 4):
+                entries.append([])
+            entries[-1].append(line.strip())
+        sentences = [_FIRST_SENTENCE.match(" ".join(entry)) for entry in entries]
+        kept.append("\n".join([title, *(f"    {m.group(1)}" for m in sentences if m)]))
+    return header_text(signature, "\n\n".join(kept))
+
+
+_SECTIONS = ("Args:", "Returns:", "Raises:", "Yields:")
+# A sentence ends where a capital letter starts the next, so "e.g. 0.01" does not end one.
+_FIRST_SENTENCE = re.compile(r"(.*?[.!?](?=\s+[A-Z]|$)|.+)")
 
 
 def shape_problems(module: cst.Module, name: str) -> list[tuple[cst.CSTNode | None, str]]:

@@ -105,6 +105,8 @@ class SkillHit:
     Attributes:
         name: the skill.
         header: its signature and docstring.
+        brief: its signature, the docstring's first paragraph and the first sentence of each
+            argument: what a prompt that calls the skill shows.
         score: fused similarity score; 0 when only a hint or an example brought it.
         matches: the similarity lists that found it (empty when none did).
         via: why it is here, in order: ``named by hint N``, ``similar``,
@@ -113,6 +115,7 @@ class SkillHit:
 
     name: str
     header: str
+    brief: str
     score: float
     matches: tuple[Match, ...] = ()
     via: tuple[str, ...] = field(default=())
@@ -125,8 +128,3 @@ class Retrieval:
     queries: tuple[Query, ...]
     examples: tuple[ExampleHit, ...]
     skills: tuple[SkillHit, ...]
-
-    @property
-    def headers(self) -> list[str]:
-        """The skill headers, in the order the prompt shows them."""
-        return [skill.header for skill in self.skills]

@@ -28,7 +28,7 @@ from lyra.api import PRIMITIVES
 from lyra.examples import Example, example_paths, iter_examples
 from lyra.files import write_atomic
 from lyra.library import SkillRecord
-from lyra.library.parse import parse_library, skill_paths
+from lyra.library.parse import brief_header, parse_library, skill_paths
 from lyra.library.tree import runnable
 from lyra.memory.embedders import Embedder, EmbedderConfig, describe, make_embedder
 from lyra.memory.errors import EmbedderMismatchError, EmbedderUnavailableError
@@ -444,7 +444,8 @@ class Memory:
         return tuple(
             SkillHit(
                 name=name,
-                header=headers[name],
+                header=headers[name][0],
+                brief=headers[name][1],
                 score=by_name[name].score if name in by_name else 0.0,
                 matches=by_name[name].matches if name in by_name else (),
                 via=tuple(dict.fromkeys(reasons)),
@@ -453,18 +454,22 @@ class Memory:
             if name in headers
         )
 
-    def _headers(self, names: Collection[str]) -> dict[str, str]:
+    def _headers(self, names: Collection[str]) -> dict[str, tuple[str, str]]:
+        """Each skill's header, whole and brief, by name."""
         table = self._table(SKILLS)
         if table is None or not names:
             return {}
         rows = (
             table.search()
             .where(f"name IN ({_sql_list(names)})")
-            .select(["name", "header"])
+            .select(["name", "header", "signature", "docstring"])
             .limit(len(names))
             .to_list()
         )
-        return {row["name"]: row["header"] for row in rows}
+        return {
+            row["name"]: (row["header"], brief_header(row["signature"], row["docstring"]))
+            for row in rows
+        }
 
 
 def _text_rows(

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lyra.library.errors import SkillShapeError, SkillSyntaxError
-from lyra.library.parse import ParseCache, parse_library
+from lyra.library.parse import ParseCache, brief_header, parse_library
 from lyra.workspace import Workspace
 
 MakeWorkspace = Callable[[dict[str, str]], Workspace]
@@ -80,3 +80,31 @@ def test_cache_reparses_only_changed_modules(workspace: Workspace) -> None:
     assert second.get("pick_onto") is first.get("pick_onto")
     assert second.get("stack").summary == "Stack blocks into one tower, first block at the bottom."
     assert len(cache.outcomes) == 2
+
+
+def test_a_brief_header_keeps_the_summary_and_each_entry_s_first_sentence() -> None:
+    docstring = (
+        "Press a button, straight down.\n\n"
+        "The gripper closes first, so the button cannot slip between the fingers.\n\n"
+        "Args:\n"
+        "    button: name of the button, as listed by object_names(). The gripper\n"
+        "        must be empty.\n"
+        "    depth: how far in metres it goes down, e.g. 0.01\n"
+        "        (less where it bottoms out).\n\n"
+        "Returns:\n"
+        "    How far it went down, in metres. At most depth.\n\n"
+        "Example:\n"
+        "    press('red', 0.01)"
+    )
+    assert brief_header("def press(button: str, depth: float) -> float:", docstring) == (
+        "def press(button: str, depth: float) -> float:\n"
+        '    """Press a button, straight down.\n\n'
+        "    Args:\n"
+        "        button: name of the button, as listed by object_names().\n"
+        "        depth: how far in metres it goes down, e.g. 0.01 (less where it bottoms out).\n\n"
+        "    Returns:\n"
+        "        How far it went down, in metres.\n"
+        '    """'
+    )
+    one_line = brief_header("def wave() -> None:", "Wave the gripper.")
+    assert one_line == 'def wave() -> None:\n    """Wave the gripper."""'

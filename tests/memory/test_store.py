@@ -8,6 +8,7 @@ import pytest
 
 from lyra.examples import Example, save_example
 from lyra.library import SkillRecord
+from lyra.library.parse import brief_header
 from lyra.memory.errors import EmbedderMismatchError, EmbedderUnavailableError
 from lyra.memory.retrieval import Match, Method, Query, Retrieval
 from lyra.memory.store import Memory, memory_dir
@@ -93,7 +94,15 @@ def test_examples_bring_the_skills_they_call(filled: Memory, library: list[Skill
         ("put_in_bowl", ("similar", "called by example bowl_apple")),
         ("empty_bowl", ("similar",)),
     ]
-    assert retrieval.headers == [headers(library)["put_in_bowl"], headers(library)["empty_bowl"]]
+    assert [s.header for s in retrieval.skills] == [
+        headers(library)["put_in_bowl"],
+        headers(library)["empty_bowl"],
+    ]
+    by_name = {r.name: r for r in library}
+    assert [s.brief for s in retrieval.skills] == [
+        brief_header(by_name[n].signature, by_name[n].docstring)
+        for n in ("put_in_bowl", "empty_bowl")
+    ]
 
 
 def test_a_hint_naming_a_skill_puts_it_first_even_when_similarity_misses(
