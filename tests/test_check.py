@@ -112,6 +112,7 @@ def _yaw_gap(a: list[float], b: list[float]) -> float:
     return min(gap, 90.0 - gap)
 
 
+@pytest.mark.slow
 def test_update_snapshots_rewrites_only_passing_tasks_and_says_what_moved(
     ravens: Backend,
     tmp_path: Path,

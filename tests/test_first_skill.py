@@ -26,6 +26,7 @@ def doc_commands() -> list[str]:
     return [line for block in blocks for line in block.splitlines() if line.strip()]
 
 
+@pytest.mark.slow
 def test_the_walkthrough_runs_as_written(tmp_path: Path) -> None:
     commands = doc_commands()
     assert LIVE in "\n".join(commands)

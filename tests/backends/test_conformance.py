@@ -54,6 +54,7 @@ def first_time(backend: Backend, sample: Sample) -> float:
     return backend.sim_time
 
 
+@pytest.mark.slow
 def test_the_same_plan_on_the_same_seed_ends_the_same(backend: Backend) -> None:
     sample = sample_of(backend)
     success = [{"at_point": {"name": sample.objects[0], "point": list(sample.free)}}]

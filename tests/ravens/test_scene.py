@@ -132,6 +132,7 @@ def test_malformed_yaml_names_the_file(tmp_path: Path) -> None:
     assert str(caught.value).startswith(f"{path}: not valid YAML: ")
 
 
+@pytest.mark.slow
 def test_the_house_lays_out_on_every_seed_from_0_to_999() -> None:
     """Greedy placement leaves no room for a part on 63 of these seeds' first draws (seed 101
     among them); such a seed draws again until it fits, and a seed that fitted keeps its draw."""
