@@ -13,11 +13,11 @@ import statistics
 import time
 from collections.abc import Callable
 from concurrent.futures import as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from lyra.backend import Backend, make
+from lyra.backend import Backend, backend_spec, make
 from lyra.curriculum import Curriculum
 from lyra.episode import run_episode
 from lyra.errors import LayoutError
@@ -89,54 +89,20 @@ def run_curriculum(
             # A scene given in words was written out when the task was learnt.
             scene = task.scene or task.spec().load_scene(example.scene or {})
             plan = latest_revision(example, revised_by)
-            jobs = [
-                (
+            row = seed_runs(
+                pool,
+                task.id,
+                Episode(
                     task.backend,
                     workspace.skills_dir,
                     scene,
-                    seed,
                     plan.code,
                     task.success,
                     task.hold_seconds,
-                )
-                for seed in seeds
-            ]
-            spec = task.spec()
-            bar = Bar(len(seeds), task.id)
-            futures, peers = [], []
-            # The peer's episodes interleave with lyra's, so both see the same machine load.
-            for job in jobs:
-                futures.append(pool.submit(_run_seed, job))
-                if spec.peer is not None:
-                    peers.append(pool.submit(spec.run_peer, scene, job[3]))
-            for future in as_completed(futures):
-                bar.step(future.result()[0])
-            runs = [future.result() for future in futures]
-            failures = tuple(failure for ok, _, _, failure, _ in runs if not ok)
-            any_step = [anywhen for *_, anywhen in runs]
-            peer_runs = [run for future in peers if (run := future.result()) is not None]
-            rows.append(
-                TaskRuns(
-                    task.id,
-                    len(seeds),
-                    len(seeds) - len(failures),
-                    statistics.mean(calls for _, _, calls, _, _ in runs),
-                    statistics.median(seconds for _, seconds, _, _, _ in runs),
-                    failures,
-                    successes_any=(None if None in any_step else sum(bool(a) for a in any_step)),
-                    peer=(
-                        PeerRuns(
-                            spec.peer_name,
-                            sum(run.held for run in peer_runs),
-                            sum(run.any_step for run in peer_runs),
-                            statistics.median(run.seconds for run in peer_runs),
-                        )
-                        if peer_runs
-                        else None
-                    ),
-                    plan="" if plan is example else plan.task or plan.id,
-                )
+                ),
+                seeds,
             )
+            rows.append(replace(row, plan="" if plan is example else plan.task or plan.id))
             say(f"{task.id}: {rows[-1].successes}/{len(seeds)}")
             if gif_dir is not None:
                 backend = make(task.backend)
@@ -150,26 +116,72 @@ def run_curriculum(
     return rows
 
 
-def _run_seed(
-    job: tuple[str, Path, Any, int, str, list[dict[str, Any]], float],
-) -> tuple[bool, float, int, str, float | None]:
+@dataclass(frozen=True)
+class Episode:
+    """A stored plan and what judges it, to run on any seed of its scene."""
+
+    backend: str
+    skills_dir: Path
+    scene: Any
+    code: str
+    success: list[dict[str, Any]]
+    hold_seconds: float
+
+
+def seed_runs(pool: Any, task: str, episode: Episode, seeds: range) -> TaskRuns:
+    """Run a plan on each seed in the worker pool, beside the backend's peer where it has one."""
+    spec = backend_spec(episode.backend)
+    bar = Bar(len(seeds), task)
+    futures, peers = [], []
+    # The peer's episodes interleave with lyra's, so both see the same machine load.
+    for seed in seeds:
+        futures.append(pool.submit(_run_seed, episode, seed))
+        if spec.peer is not None:
+            peers.append(pool.submit(spec.run_peer, episode.scene, seed))
+    for future in as_completed(futures):
+        bar.step(future.result()[0])
+    runs = [future.result() for future in futures]
+    failures = tuple(failure for ok, _, _, failure, _ in runs if not ok)
+    any_step = [anywhen for *_, anywhen in runs]
+    peer_runs = [run for future in peers if (run := future.result()) is not None]
+    return TaskRuns(
+        task,
+        len(seeds),
+        len(seeds) - len(failures),
+        statistics.mean(calls for _, _, calls, _, _ in runs),
+        statistics.median(seconds for _, seconds, _, _, _ in runs),
+        failures,
+        successes_any=(None if None in any_step else sum(bool(a) for a in any_step)),
+        peer=(
+            PeerRuns(
+                spec.peer_name,
+                sum(run.held for run in peer_runs),
+                sum(run.any_step for run in peer_runs),
+                statistics.median(run.seconds for run in peer_runs),
+            )
+            if peer_runs
+            else None
+        ),
+    )
+
+
+def _run_seed(episode: Episode, seed: int) -> tuple[bool, float, int, str, float | None]:
     """Run a stored plan on one seed.
 
     Returns:
         Success, wall seconds, primitive calls, what went wrong, and the environment's success
         at any step (None where it gives no such signal).
     """
-    backend_name, skills_dir, scene, seed, code, success, hold_seconds = job
     start = time.perf_counter()
     try:
         run = run_episode(
-            worker_backend(backend_name),
-            scene,
+            worker_backend(episode.backend),
+            episode.scene,
             seed,
-            code,
-            skills_root=skills_dir,
-            success=success,
-            hold_seconds=hold_seconds,
+            episode.code,
+            skills_root=episode.skills_dir,
+            success=episode.success,
+            hold_seconds=episode.hold_seconds,
         )
     except LayoutError as error:
         return False, time.perf_counter() - start, 0, f"seed {seed}: not laid out: {error}", None

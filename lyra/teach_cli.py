@@ -108,6 +108,12 @@ def register(subparsers: Any) -> None:
         help="write back how each passing task ends today (after a simulator upgrade, or on "
         "another machine) and say which moved and by how much; a failing task is left as it is",
     )
+    check.add_argument(
+        "--seeds",
+        type=seed_range,
+        help="run each accepted task's plan on these seeds instead of its own layout, judged by "
+        "its success predicate alone: N (seeds 0 to N-1) or A:B (seeds A to B-1, e.g. 100:120)",
+    )
     check.set_defaults(func=_check)
 
 
@@ -312,6 +318,8 @@ def _check(args: argparse.Namespace) -> int:
             raise LyraError(f"no curriculum (*.yaml) under {where}")
         wanted = {curriculum.name for curriculum in found}
     found_examples = list(iter_examples(workspace.examples_dir))
+    if args.seeds is not None:
+        return _check_seeds(workspace, [example for _, example in found_examples], wanted, args)
     by_task = {example.task: example for _, example in found_examples if example.task}
     path_of = {example.task: str(path) for path, example in found_examples}
     # Each example on its own layout; a revision's plan on each layout it revises too.
@@ -360,6 +368,60 @@ def _check(args: argparse.Namespace) -> int:
             else "every snapshot was already how the tasks end today"
         )
     return 1 if failed else 0
+
+
+def _check_seeds(
+    workspace: Any, examples: list[Any], wanted: set[str] | None, args: argparse.Namespace
+) -> int:
+    """Each accepted task's plan (its newest revision's) on seeds it was not taught on."""
+    from lyra.backend import backend_spec
+    from lyra.errors import LyraError
+    from lyra.examples import latest_revision, revisions
+    from lyra.run import Episode, seed_runs
+    from lyra.workers import worker_pool
+
+    if args.update_snapshots:
+        raise LyraError(
+            "--update-snapshots rewrites how each task ends on its own layout; run it without "
+            "--seeds"
+        )
+    revised_by = revisions(examples)
+    chosen = [
+        example
+        for example in sorted(examples, key=lambda e: e.task or e.id)
+        if example.scene is not None
+        and (wanted is None or (example.task or "").split("/")[0] in wanted)
+    ]
+    if not chosen:
+        print("no accepted tasks to check")
+        return 0
+    with worker_pool(args.workers) as pool:
+        rows = [
+            seed_runs(
+                pool,
+                example.task or example.id,
+                Episode(
+                    example.backend,
+                    workspace.skills_dir,
+                    backend_spec(example.backend).load_scene(example.scene),
+                    latest_revision(example, revised_by).code,
+                    example.success,
+                    example.hold_seconds,
+                ),
+                args.seeds,
+            )
+            for example in chosen
+        ]
+    print()
+    for line in _runs_table(rows):
+        print(line)
+    seeds = args.seeds
+    passed = sum(row.successes == row.runs for row in rows)
+    print(
+        f"seeds {seeds.start} to {seeds.stop - 1} ({len(seeds)} per task): {passed} of "
+        f"{len(rows)} tasks pass on every seed"
+    )
+    return 0 if passed == len(rows) else 1
 
 
 def _run(args: argparse.Namespace) -> int:

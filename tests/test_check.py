@@ -155,3 +155,38 @@ def test_update_snapshots_rewrites_only_passing_tasks_and_says_what_moved(
     assert broken.read_text() == text.replace("0.005, angle_deg", "0.05, angle_deg")
     assert main(argv) == 1  # again: now current
     assert "every snapshot was already how the tasks end today" in capsys.readouterr().out
+
+
+def test_check_seeds_runs_each_plan_on_untaught_seeds_by_its_predicate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from lyra.cli import main
+
+    shutil.copytree(REPO / "skills", tmp_path / "skills")
+    (tmp_path / "examples").mkdir()
+    for name in ("ravens_basics_red_on_blue", "ravens_basics_red_next_to_blue"):
+        shutil.copy(REPO / "examples" / f"{name}.yaml", tmp_path / "examples")
+    broken = tmp_path / "examples" / "ravens_basics_red_next_to_blue.yaml"
+    broken.write_text(broken.read_text().replace("0.005, angle_deg", "0.05, angle_deg"))
+    monkeypatch.setenv("LYRA_WORKSPACE", "")
+    argv = ["check", "--workspace", str(tmp_path), "--workers", "1", "--seeds", "100:102"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    red_on_blue = next(line for line in lines if line.startswith("ravens-basics/red-on-blue "))
+    next_to = next(line for line in lines if line.startswith("ravens-basics/red-next-to-blue "))
+    assert red_on_blue.split()[1] == "2/2" and next_to.split()[1] == "0/2"
+    # Each failing seed with its predicate's reason; no snapshot is compared on a new seed.
+    for seed in (100, 101):
+        assert (
+            f"  seed {seed}: the code ran, but the task is not done: the gap between 'red_block' "
+            "and 'blue_block' is 50.0 mm, not 5.0 mm\n"
+        ) in out
+    assert "seeds 100 to 101 (2 per task): 1 of 2 tasks pass on every seed" in out
+    assert main([*argv, "--update-snapshots"]) == 1
+    assert capsys.readouterr().err == (
+        "lyra: --update-snapshots rewrites how each task ends on its own layout; run it without "
+        "--seeds\n"
+    )
