@@ -76,8 +76,8 @@ def test_commands_print_only_what_a_user_can_act_on(tmp_path: Path) -> None:
     )
     # The rebuild's progress, then the one line that says why it was rebuilt.
     assert re.sub(r"about \d+ s", "about N s", searched.stderr) == (
-        "[##########          ] 1/2 memory tables indexed: 1 ok, 0 skills, about N s left\n"
-        "[####################] 2/2 memory tables indexed: 2 ok, 0 examples\n"
+        "[##########          ] 1/2 memory indexed: 1 ok, 0 of 0 skills, about N s left\n"
+        "[####################] 2/2 memory indexed: 2 ok, 0 of 0 examples\n"
         f"lyra: memory: indexed 0 skills and 0 examples in {tmp_path / '.lyra' / 'memory'} "
         "(there was no index yet; embedder: none)\n"
     )

@@ -256,8 +256,8 @@ def test_learning_shows_each_rounds_seeds_on_a_progress_bar(workspace: Workspace
     assert (outcome.accepted, outcome.rounds) == (True, 2)
     lines = shown.getvalue().splitlines()
     assert [line.split(", about")[0] for line in lines] == [
-        "[##########          ] 1/2 memory tables indexed: 1 ok, 0 skills",
-        "[####################] 2/2 memory tables indexed: 2 ok, 0 examples",
+        "[##########          ] 1/2 memory indexed: 1 ok, 0 of 0 skills",
+        "[####################] 2/2 memory indexed: 2 ok, 0 of 0 examples",
         "[####################] 1/1 red-on-blue round 1: 0 ok",
         "[####################] 1/1 red-on-blue round 2: 1 ok",
     ]

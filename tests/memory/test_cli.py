@@ -88,8 +88,8 @@ def test_search_builds_a_missing_or_stale_index_and_says_so(
     assert run(["memory", "--workspace", root, "search", "stack red on blue"]) == 0
     out, err = capsys.readouterr()
     bar = (
-        "[##########          ] 1/2 memory tables indexed: 1 ok, 1 skills, about N s left\n"
-        "[####################] 2/2 memory tables indexed: 2 ok, 1 examples\n"
+        "[##########          ] 1/2 memory indexed: 1 ok, 1 of 1 skills, about N s left\n"
+        "[####################] 2/2 memory indexed: 2 ok, 1 of 1 examples\n"
     )
     assert re.sub(r"about \d+ s", "about N s", err) == bar + (
         f"lyra: memory: indexed 1 skills and 1 examples in {folder} (there was no index yet; "

@@ -87,6 +87,37 @@ def test_rebuild_after_deleting_the_state_folder_retrieves_the_same(
     assert [e.id for e in after.examples][:2] == ["pyramid_six", "tower_rgb"]
 
 
+def test_rebuild_shows_progress_in_parts_and_indexes_as_in_one_part(
+    filled: Memory,
+    workspace: Workspace,
+    embedder: MemoEmbedder,
+    library: list[SkillRecord],
+    monkeypatch: pytest.MonkeyPatch,
+):
+    import io
+
+    from lyra.memory import store
+    from lyra.progress import Bar
+
+    before = filled.retrieve("stack the blocks into a tower", correction="wider at the bottom")
+    shutil.rmtree(workspace.state_dir)
+    monkeypatch.setattr(store, "PROGRESS_ROWS", 8)
+    shown = io.StringIO()
+    rebuilt = Memory.open(workspace, embedder)
+    assert rebuilt.rebuild(workspace, library, lambda n, label: Bar(n, label, stream=shown)) == (
+        32,
+        5,
+    )
+    steps = [line.split(" ok, ")[1].split(",")[0] for line in shown.getvalue().splitlines()]
+    assert steps == [
+        *(f"{done} of 32 skills" for done in (8, 16, 24, 32)),
+        "5 of 5 examples",
+    ]
+    assert shown.getvalue().splitlines()[-1].startswith("[####################] 5/5 ")
+    after = rebuilt.retrieve("stack the blocks into a tower", correction="wider at the bottom")
+    assert after == before
+
+
 def test_examples_bring_the_skills_they_call(filled: Memory, library: list[SkillRecord]):
     retrieval = filled.retrieve("put the apple in the dish", k_examples=1, k_skills=2)
     assert [e.id for e in retrieval.examples] == ["bowl_apple"]
