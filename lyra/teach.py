@@ -57,18 +57,20 @@ from lyra.library.history import git_head
 from lyra.library.parse import brief_header, parse_library
 from lyra.library.tree import SkillTree, runnable
 from lyra.llm import Completion, Message, Provider
-from lyra.memory.retrieval import ExampleHit
 from lyra.memory.store import Memory
 from lyra.names import SKILL_NAME
 from lyra.pictures import save_png
 from lyra.policy import OversizedCodeError, parse_generated
 from lyra.predicates import PredicateError, from_spec
 from lyra.progress import Bar
-from lyra.prompts import render, system_prompt
+from lyra.prompts import examples_section, render, skills_section, system_prompt
 from lyra.workspace import Workspace
 
 _BLOCK = re.compile(r"```[a-zA-Z]*[ \t]*\n(.*?)```", re.DOTALL)
 MISSING = "MISSING SKILL:"
+# Skills a prompt offers by similarity of their docstrings to the task, beside those its examples
+# call, the hinted ones and the neighbours of a skill being extended.
+PROMPT_SKILLS = 3
 # Plans and skills taught outside any curriculum are kept under these names.
 PLANNED = "planned"
 TAUGHT = "taught"
@@ -411,19 +413,6 @@ class TaskOutcome:
     last: Attempt | None = None
 
 
-def skills_section(headers: Sequence[str]) -> str:
-    """Skill headers as a prompt lists them."""
-    return "\n\n".join(f"```python\n{h}\n```" for h in headers) or "(none yet)"
-
-
-def examples_section(hits: Sequence[ExampleHit]) -> str:
-    """Retrieved examples as a prompt lists them: each instruction and its task code."""
-    return (
-        "\n\n".join(f"Task: {hit.instruction}\n```python\n{hit.code.rstrip()}\n```" for hit in hits)
-        or "(none yet)"
-    )
-
-
 @dataclass
 class _Round:
     """What the next prompt of a task carries from the rounds before it."""
@@ -679,14 +668,18 @@ class Learner:
             task.instruction,
             correction=state.correction or None,
             hints=state.hints,
+            k_skills=PROMPT_SKILLS,
             capabilities=spec.capabilities,
             backends=spec.examples_from(),
         )
-        briefs = {hit.name: hit.brief for hit in retrieval.skills}
+        examples, in_full = examples_section(retrieval.examples)
+        # A skill that only a one-line example calls is left out: the line names it, and the
+        # similar skills and those the full examples call are what the task is likely to use.
+        briefs = {hit.name: hit.brief for hit in retrieval.skills if hit.brought_by(in_full)}
         if task.skill is not None:
             briefs |= self._neighbours(task, task.skill.name)
             briefs.pop(task.skill.name, None)  # shown whole where the prompt asks for it
-        return skills_section(list(briefs.values())), examples_section(retrieval.examples)
+        return skills_section(list(briefs.values())), examples
 
     def _neighbours(self, task: Task, skill: str) -> dict[str, str]:
         """The brief headers of the skills a skill calls and of those that call it.
@@ -746,18 +739,18 @@ class Learner:
         else:
             module_path = self.ws.skills_dir / f"{skill}.py"
             current = module_path.read_text(encoding="utf-8") if module_path.exists() else None
+            pack = task.prompt_pack()
             prompt = render(
                 "skill_learning",
-                task.prompt_pack(),
+                pack,
                 instruction=task.instruction,
                 scene=objects,
                 skill=skill,
-                header=header,
-                current_module=(
-                    f"\nThe module as it is now (change only what the task needs):\n```python\n"
-                    f"{current.rstrip()}\n```\n"
+                # The module, when there is one, holds the header: it is not shown twice.
+                target=(
+                    render("skill_current", pack, skill=skill, module=current.rstrip())
                     if current
-                    else ""
+                    else render("skill_new", pack, skill=skill, header=header)
                 ),
                 skills=skills_text,
                 examples=examples,

@@ -18,6 +18,7 @@ import pytest
 
 from lyra import prompts
 from lyra.backend import registered
+from lyra.memory.retrieval import ExampleHit, SkillHit
 from lyra.prompts import HERE, render, system_prompt
 
 GOLDEN = Path(__file__).parent / "prompts"
@@ -57,3 +58,42 @@ def test_prompts_render_as_pinned(backend: str, request: pytest.FixtureRequest) 
 def pinned(backend: str) -> dict[str, str]:
     """The golden files of a backend, by name."""
     return {p.name: p.read_text(encoding="utf-8") for p in sorted((GOLDEN / backend).glob("*.md"))}
+
+
+def hit(id_: str, code: str, skills: tuple[str, ...] = ()) -> ExampleHit:
+    return ExampleHit(id_, f"do {id_}", code, skills, "ravens", None, 0.0, ())
+
+
+def test_examples_past_the_code_budget_are_one_line_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prompts, "EXAMPLE_CODE_BUDGET", 25)
+    hits = [
+        hit("a", "# task\nput_on('r', 'b')\n", ("put_on",)),  # 23 characters once stripped
+        hit("b", "# task\nstack()", ("stack_tower",)),
+        hit("c", "# task\n", ()),
+    ]
+    text, in_full = prompts.examples_section(hits)
+    assert in_full == {"a"}
+    assert text == (
+        "Task: do a\n```python\n# task\nput_on('r', 'b')\n```\n\n"
+        "Task: do b (task code calls `stack_tower`)\n\n"
+        "Task: do c (task code calls primitives only)"
+    )
+
+
+def test_the_most_similar_example_is_whole_even_over_the_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(prompts, "EXAMPLE_CODE_BUDGET", 5)
+    text, in_full = prompts.examples_section([hit("a", "# task\nbuild_house()")])
+    assert (text, in_full) == ("Task: do a\n```python\n# task\nbuild_house()\n```", {"a"})
+    assert prompts.examples_section([]) == ("(none yet)", set())
+
+
+def test_a_skill_only_a_one_line_example_calls_is_not_brought() -> None:
+    def skill(*via: str) -> SkillHit:
+        return SkillHit("s", "", "", 0.0, via=via)
+
+    assert skill("called by example a").brought_by({"a"})
+    assert not skill("called by example b", "called by example c").brought_by({"a"})
+    assert skill("similar", "called by example b").brought_by(set())
+    assert skill("named by hint 1").brought_by(set())

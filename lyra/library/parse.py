@@ -123,35 +123,12 @@ def header_text(signature: str, docstring: str) -> str:
 def brief_header(signature: str, docstring: str) -> str:
     """Return what a prompt that only calls a skill shows of it: the short form of its header.
 
-    The signature, the docstring's first paragraph (what the behaviour is), and the first
-    sentence of each entry of its ``Args:``, ``Returns:`` and ``Raises:`` sections (what each
-    parameter is). Longer explanations and examples stay in the module, which the prompt for
-    extending the skill shows whole.
+    The signature (each parameter's name and type) and the docstring's first paragraph (what
+    the behaviour is). What each parameter means stays in the module, which the prompt for
+    extending the skill shows whole; a call in an example's task code shows how it is used.
     """
-    paragraphs = [p for p in re.split(r"\n[ \t]*\n", docstring.strip()) if p.strip()]
-    if len(paragraphs) < 2:
-        return header_text(signature, docstring)
-    kept = [paragraphs[0]]
-    for paragraph in paragraphs[1:]:
-        title, *lines = paragraph.splitlines()
-        if title.strip() not in _SECTIONS:
-            continue
-        # An argument's first line is indented once under its title, its continuations more;
-        # what a function returns or yields is one entry.
-        entries: list[list[str]] = []
-        for line in lines:
-            named = title.strip() in ("Args:", "Raises:")
-            if not entries or (named and len(line) - len(line.lstrip()) <= 4):
-                entries.append([])
-            entries[-1].append(line.strip())
-        sentences = [_FIRST_SENTENCE.match(" ".join(entry)) for entry in entries]
-        kept.append("\n".join([title, *(f"    {m.group(1)}" for m in sentences if m)]))
-    return header_text(signature, "\n\n".join(kept))
-
-
-_SECTIONS = ("Args:", "Returns:", "Raises:", "Yields:")
-# A sentence ends where a capital letter starts the next, so "e.g. 0.01" does not end one.
-_FIRST_SENTENCE = re.compile(r"(.*?[.!?](?=\s+[A-Z]|$)|.+)")
+    summary = re.split(r"\n[ \t]*\n", docstring.strip(), maxsplit=1)[0]
+    return header_text(signature, summary)
 
 
 def shape_problems(module: cst.Module, name: str) -> list[tuple[cst.CSTNode | None, str]]:

@@ -6,7 +6,7 @@ person can see why a skill or an example reached the prompt.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -15,6 +15,8 @@ METHODS: tuple[Method, ...] = ("text", "vector")
 # The constant of reciprocal-rank fusion (Cormack et al. 2009): damps the weight of the top ranks
 # so that agreement between lists counts more than one list's first place.
 RRF_K = 60
+# How a skill's ``via`` names an example that calls it.
+CALLED_BY = "called by example "
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,11 @@ class SkillHit:
     score: float
     matches: tuple[Match, ...] = ()
     via: tuple[str, ...] = field(default=())
+
+    def brought_by(self, examples: Collection[str]) -> bool:
+        """Whether a hint, similarity or one of these examples (by id) brought the skill."""
+        called = {f"{CALLED_BY}{id_}" for id_ in examples}
+        return any(not reason.startswith(CALLED_BY) or reason in called for reason in self.via)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from lyra.memory.embedders import (
 from lyra.memory.errors import EmbedderMismatchError, EmbedderUnavailableError
 from lyra.memory.records import ExampleRow, SkillRow, with_vector
 from lyra.memory.retrieval import (
+    CALLED_BY,
     METHODS,
     ExampleHit,
     Fused,
@@ -463,7 +464,7 @@ class Memory:
             via.setdefault(fused.key, []).append("similar")
         for example in examples:
             for name in example.skills:
-                via.setdefault(name, []).append(f"called by example {example.id}")
+                via.setdefault(name, []).append(f"{CALLED_BY}{example.id}")
         headers = self._headers(via)
         by_name = {fused.key: fused for fused in similar}
         return tuple(

@@ -11,12 +11,19 @@ from __future__ import annotations
 import inspect
 import string
 import textwrap
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lyra.memory.retrieval import ExampleHit
 
 HERE = Path(__file__).parent
+# Characters of task code the retrieved examples may fill with their code in full (about 400
+# tokens); the examples past it are one line each. The most similar example is always whole.
+EXAMPLE_CODE_BUDGET = 1_600
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,3 +95,30 @@ def system_prompt(pack: PromptPack, capabilities: frozenset[str]) -> str:
     return render(
         "system", pack, primitives=primitives_reference(capabilities, pack.primitive_docs)
     )
+
+
+def skills_section(headers: Sequence[str]) -> str:
+    """Skill headers as a prompt lists them."""
+    return "\n\n".join(f"```python\n{h}\n```" for h in headers) or "(none yet)"
+
+
+def examples_section(hits: Sequence[ExampleHit]) -> tuple[str, set[str]]:
+    """Retrieved examples as a prompt lists them, and the ids of those shown with their code.
+
+    The examples come most similar first: each with its instruction and its task code while
+    their code fits in :data:`EXAMPLE_CODE_BUDGET`, then each as one line naming the skills it
+    calls. Planning copies from the nearest few; the rest only say which skills did what.
+    """
+    blocks: list[str] = []
+    in_full: set[str] = set()
+    spent = 0
+    for hit in hits:
+        code = hit.code.rstrip()
+        if not in_full or spent + len(code) <= EXAMPLE_CODE_BUDGET:
+            blocks.append(f"Task: {hit.instruction}\n```python\n{code}\n```")
+            in_full.add(hit.id)
+            spent += len(code)
+        else:
+            calls = ", ".join(f"`{name}`" for name in hit.skills) or "primitives only"
+            blocks.append(f"Task: {hit.instruction} (task code calls {calls})")
+    return "\n\n".join(blocks) or "(none yet)", in_full

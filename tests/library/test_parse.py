@@ -82,28 +82,21 @@ def test_cache_reparses_only_changed_modules(workspace: Workspace) -> None:
     assert len(cache.outcomes) == 2
 
 
-def test_a_brief_header_keeps_the_summary_and_each_entry_s_first_sentence() -> None:
+def test_a_brief_header_keeps_the_signature_and_the_summary() -> None:
     docstring = (
-        "Press a button, straight down.\n\n"
+        "Press a button, straight down,\n"
+        "and hold it.\n\n"
         "The gripper closes first, so the button cannot slip between the fingers.\n\n"
         "Args:\n"
-        "    button: name of the button, as listed by object_names(). The gripper\n"
-        "        must be empty.\n"
-        "    depth: how far in metres it goes down, e.g. 0.01\n"
-        "        (less where it bottoms out).\n\n"
+        "    button: name of the button, as listed by object_names().\n"
+        "    depth: how far in metres it goes down.\n\n"
         "Returns:\n"
-        "    How far it went down, in metres. At most depth.\n\n"
-        "Example:\n"
-        "    press('red', 0.01)"
+        "    How far it went down, in metres."
     )
     assert brief_header("def press(button: str, depth: float) -> float:", docstring) == (
         "def press(button: str, depth: float) -> float:\n"
-        '    """Press a button, straight down.\n\n'
-        "    Args:\n"
-        "        button: name of the button, as listed by object_names().\n"
-        "        depth: how far in metres it goes down, e.g. 0.01 (less where it bottoms out).\n\n"
-        "    Returns:\n"
-        "        How far it went down, in metres.\n"
+        '    """Press a button, straight down,\n'
+        "    and hold it.\n"
         '    """'
     )
     one_line = brief_header("def wave() -> None:", "Wave the gripper.")
