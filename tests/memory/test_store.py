@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 
 import pytest
 
+from lyra.api import PRIMITIVES
 from lyra.examples import Example, save_example
 from lyra.library import SkillRecord
 from lyra.library.parse import brief_header
@@ -73,6 +75,35 @@ def test_memory_lives_in_the_workspace_state_folder(filled: Memory, workspace: W
         "skills.lance",
         "sources.sha256",  # the digest of the files the index was built from
     ]
+
+
+def test_filters_see_the_rows_written_since_the_last_retrieval(filled: Memory):
+    # What the filters read is kept between retrievals: every write must renew it.
+    tabletop = {"capabilities": set(PRIMITIVES) - {"push"}, "backends": {"ravens"}}
+    first = filled.retrieve("put the apple in the bowl", **tabletop)
+    assert first == filled.retrieve("put the apple in the bowl")  # nothing to leave out
+    filled.index_example(
+        Example(
+            id="bowl_apple_mw",
+            instruction="put the apple in the bowl",
+            code="pass",
+            skills=[],
+            backend="metaworld",
+        )
+    )
+    pusher = replace(
+        skill("push_apple_to_bowl", "Push the apple into the bowl."), calls_primitives=("push",)
+    )
+    filled.index_skill(pusher)
+    everything = filled.retrieve("put the apple in the bowl")
+    assert "bowl_apple_mw" in [e.id for e in everything.examples]
+    assert "push_apple_to_bowl" in [s.name for s in everything.skills]
+    kept = filled.retrieve("put the apple in the bowl", **tabletop)
+    assert "bowl_apple_mw" not in [e.id for e in kept.examples]
+    assert "push_apple_to_bowl" not in [s.name for s in kept.skills]
+    filled.remove_example("bowl_apple_mw")
+    filled.remove_skill("push_apple_to_bowl")
+    assert filled.retrieve("put the apple in the bowl", **tabletop) == first
 
 
 def test_rebuild_after_deleting_the_state_folder_retrieves_the_same(
@@ -275,6 +306,7 @@ def test_optimize_indexes_vectors_of_a_large_table_and_keeps_results(
     filled.optimize()
     indices = lancedb.connect(filled.root).open_table("examples").list_indices()
     assert sorted((i.index_type, i.columns[0]) for i in indices) == [
+        ("Bitmap", "backend"),
         ("FTS", "instruction"),
         ("IvfFlat", "vector"),
     ]
