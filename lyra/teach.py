@@ -68,8 +68,9 @@ from lyra.workspace import Workspace
 
 _BLOCK = re.compile(r"```[a-zA-Z]*[ \t]*\n(.*?)```", re.DOTALL)
 MISSING = "MISSING SKILL:"
-# Skills a prompt offers by similarity of their docstrings to the task, beside those its examples
-# call, the hinted ones and the neighbours of a skill being extended.
+# Skills a prompt shows by the similarity of their docstrings to the task: the skill parser's
+# examples of style; in the others, beside the hinted ones, those the examples call and the
+# neighbours of a skill being extended.
 PROMPT_SKILLS = 3
 # Plans and skills taught outside any curriculum are kept under these names.
 PLANNED = "planned"
@@ -568,7 +569,10 @@ class Learner:
         # Style examples: the skills most like the task, among those its backend can run (a
         # tabletop skill teaches MetaWorld the wrong frame), rather than the whole library.
         similar = self.memory.retrieve(
-            task.instruction, k_examples=0, capabilities=task.spec().capabilities
+            task.instruction,
+            k_examples=0,
+            k_skills=PROMPT_SKILLS,
+            capabilities=task.spec().capabilities,
         )
         known = "\n\n".join(hit.header for hit in similar.skills) or "(none yet)"
         prompt = render(
