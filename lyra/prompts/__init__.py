@@ -17,6 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lyra.policy import FORBIDDEN_NAMES
+
 if TYPE_CHECKING:
     from lyra.memory.retrieval import ExampleHit
 
@@ -93,7 +95,11 @@ def primitives_reference(capabilities: Collection[str], docs: Mapping[str, str])
 def system_prompt(pack: PromptPack, capabilities: frozenset[str]) -> str:
     """The system message every prompt of a backend starts with."""
     return render(
-        "system", pack, primitives=primitives_reference(capabilities, pack.primitive_docs)
+        "system",
+        pack,
+        primitives=primitives_reference(capabilities, pack.primitive_docs),
+        # Named, so that the first answer does not learn them from a refusal.
+        forbidden=", ".join(f"`{name}`" for name in FORBIDDEN_NAMES if not name.startswith("__")),
     )
 
 
