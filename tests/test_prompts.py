@@ -65,11 +65,11 @@ def hit(id_: str, code: str, skills: tuple[str, ...] = ()) -> ExampleHit:
 
 
 def test_examples_past_the_code_budget_are_one_line_each(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(prompts, "EXAMPLE_CODE_BUDGET", 25)
+    monkeypatch.setattr(prompts, "EXAMPLE_CODE_BUDGET", 30)
     hits = [
         hit("a", "# task\nput_on('r', 'b')\n", ("put_on",)),  # 23 characters once stripped
         hit("b", "# task\nstack()", ("stack_tower",)),
-        hit("c", "# task\n", ()),
+        hit("c", "# task\n", ()),  # would fit, but comes after one that did not
     ]
     text, in_full = prompts.examples_section(hits)
     assert in_full == {"a"}

@@ -120,10 +120,11 @@ def examples_section(hits: Sequence[ExampleHit]) -> tuple[str, set[str]]:
     spent = 0
     for hit in hits:
         code = hit.code.rstrip()
-        if not in_full or spent + len(code) <= EXAMPLE_CODE_BUDGET:
+        spent += len(code)
+        # Whole examples are a prefix of the list: a nearer one is never cut for a farther one.
+        if len(in_full) == len(blocks) and (not in_full or spent <= EXAMPLE_CODE_BUDGET):
             blocks.append(f"Task: {hit.instruction}\n```python\n{code}\n```")
             in_full.add(hit.id)
-            spent += len(code)
         else:
             calls = ", ".join(f"`{name}`" for name in hit.skills) or "primitives only"
             blocks.append(f"Task: {hit.instruction} (task code calls {calls})")
