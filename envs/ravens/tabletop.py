@@ -45,6 +45,9 @@ JOINT_FORCES = (87.0, 87.0, 87.0, 87.0, 12.0, 12.0, 12.0)
 # The tool-link yaw at HOME_Q; boxes look the same turned by 180 degrees, so the tool takes
 # whichever of the two equivalent yaws is nearer this one and the wrist stays inside its limits.
 HOME_TOOL_YAW = 0.0
+# The inverse kinematics' damping of its step, and the one that only keeps J J^T invertible.
+_DAMPING = 1e-4 * np.eye(6)
+_SINGULAR = 1e-9 * np.eye(6)
 
 
 @dataclass(frozen=True)
@@ -153,12 +156,18 @@ class _Kinematics:
             jacobian = np.vstack([np.asarray(linear)[:, :7], np.asarray(angular)[:, :7]])
             error = np.concatenate([delta, rotation_error])
             gram = jacobian @ jacobian.T
-            step = jacobian.T @ np.linalg.solve(gram + 1e-4 * np.eye(6), error)
-            # J^T (J J^T)^-1 J projects onto the row space (an SVD for the pseudo-inverse cost
-            # as much as the rest of the iteration); the tiny damping keeps an exactly
-            # singular posture from raising.
-            null = np.eye(7) - jacobian.T @ np.linalg.solve(gram + 1e-9 * np.eye(6), jacobian)
-            q = np.clip(q + step + null @ (0.1 * (self.home - q)), self.lower, self.upper)
+            pull = 0.1 * (self.home - q)
+            # The step J^T (J J^T + 1e-4)^-1 e plus the pull towards home projected on the null
+            # space, (I - J^T (J J^T)^-1 J) pull: both 6x6 systems in one call, and the
+            # projection applied to the pull rather than formed as a 7x7 matrix (an SVD for the
+            # pseudo-inverse, then the explicit projector, cost as much as the rest of an
+            # iteration). The tiny damping keeps an exactly singular posture from raising.
+            solved = np.linalg.solve(
+                np.stack([gram + _DAMPING, gram + _SINGULAR]),
+                np.stack([error, jacobian @ pull])[:, :, None],
+            )
+            step = jacobian.T @ (solved[0, :, 0] - solved[1, :, 0])
+            q = np.clip(q + step + pull, self.lower, self.upper)
         return q, position_error
 
     def close(self) -> None:
