@@ -57,6 +57,8 @@ class TabletopConfig:
     time_step: float = 1.0 / 240.0
     # 150 solver iterations keep a 12-block tower standing (50, pybullet's default, does not).
     solver_iterations: int = 150
+    # While the arm crosses above everything (see Tabletop._transit): pybullet's default.
+    transit_solver_iterations: int = 50
     # Bullet widens every bounding box by this much and wakes, as one island, whatever has
     # overlapping boxes. At its default 2 cm the moving arm kept every structure within a few
     # centimetres awake, which was two thirds of a house's stepping time; at 1 mm only what it
@@ -665,9 +667,18 @@ class Tabletop:
         corners = [tip.with_z(height)]
         if here.z < height - 1e-3:
             corners.insert(0, here.with_z(height))
-        self._path(corners, yaw, self.config.transit_speed)
-        # A minimum-jerk segment comes to rest at its end, so it may run at transit speed.
-        self._line(tip, yaw, self.config.transit_speed)
+        # Above everything, only the arm and what it holds move and the structures are asleep:
+        # the iterations that stacks of contacts need would only refine the arm's motors, and
+        # they made each of these steps (half of a house's) half as dear again.
+        self.sim.setPhysicsEngineParameter(
+            numSolverIterations=self.config.transit_solver_iterations
+        )
+        try:
+            self._path(corners, yaw, self.config.transit_speed)
+            # A minimum-jerk segment comes to rest at its end, so it may run at transit speed.
+            self._line(tip, yaw, self.config.transit_speed)
+        finally:
+            self.sim.setPhysicsEngineParameter(numSolverIterations=self.config.solver_iterations)
 
     def _preferred_yaw(self, candidates: list[float]) -> float:
         """Of equivalent tool yaws, the one nearest home (ties go to the nearest current yaw).
