@@ -600,18 +600,22 @@ class Tabletop:
         count = max(1, math.ceil(distance / 0.02), math.ceil(abs(turn) / 0.1))
         arc = np.concatenate([[0.0], np.cumsum(lengths)])
         q = self._joints()
-        # Solve the destination first, so that an unreachable target is reported as itself
-        # rather than as the first waypoint that falls out of reach on the way.
-        self._ik(q, corners[-1], yaw)
         waypoints = [q]
-        for i in range(1, count + 1):
-            s = i / count
-            along = s * distance
-            segment = min(int(np.searchsorted(arc, along, side="right")) - 1, len(lengths) - 1)
-            local = (along - arc[segment]) / lengths[segment] if lengths[segment] > 0 else 1.0
-            point = points[segment] + (points[segment + 1] - points[segment]) * local
-            q = self._ik(q, Point.of(point), start_yaw + turn * s)
-            waypoints.append(q)
+        try:
+            for i in range(1, count + 1):
+                s = i / count
+                along = s * distance
+                segment = min(int(np.searchsorted(arc, along, side="right")) - 1, len(lengths) - 1)
+                local = (along - arc[segment]) / lengths[segment] if lengths[segment] > 0 else 1.0
+                point = points[segment] + (points[segment + 1] - points[segment]) * local
+                q = self._ik(q, Point.of(point), start_yaw + turn * s)
+                waypoints.append(q)
+        except UnreachablePoseError:
+            # An unreachable destination is reported as itself rather than as the first
+            # waypoint that falls out of reach on the way. It is solved only then: solved
+            # before every motion, it was one solve in seven.
+            self._ik(waypoints[0], corners[-1], yaw)
+            raise
         path = np.array(waypoints)
         # A minimum-jerk time law peaks at 1.875x the mean speed: size the duration so the
         # peak stays at ``speed``.
