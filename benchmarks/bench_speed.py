@@ -1,7 +1,7 @@
 """The tabletop's speed against an earlier commit, in one run: `lyra bench tabletop` and the house.
 
 Run: python benchmarks/bench_speed.py REV [--pairs 3] [--seeds 3] [--house-seeds 2] [--profile]
-Targets: the house at most 10 s an episode, `lyra bench tabletop` at most 0.12 s a pick-and-place.
+Targets: the house at most 5 s an episode, `lyra bench tabletop` at most 0.06 s a pick-and-place.
 
 REV (a commit, such as HEAD~3) is checked out into a temporary worktree; then this checkout and
 REV take turns, each run in a process of its own with its own code first on the path, so that a

@@ -45,6 +45,9 @@ JOINT_FORCES = (87.0, 87.0, 87.0, 87.0, 12.0, 12.0, 12.0)
 # The tool-link yaw at HOME_Q; boxes look the same turned by 180 degrees, so the tool takes
 # whichever of the two equivalent yaws is nearer this one and the wrist stays inside its limits.
 HOME_TOOL_YAW = 0.0
+# The inverse kinematics' damping of its step, and the one that only keeps J J^T invertible.
+_DAMPING = 1e-4 * np.eye(6)
+_SINGULAR = 1e-9 * np.eye(6)
 
 
 @dataclass(frozen=True)
@@ -54,13 +57,17 @@ class TabletopConfig:
     time_step: float = 1.0 / 240.0
     # 150 solver iterations keep a 12-block tower standing (50, pybullet's default, does not).
     solver_iterations: int = 150
+    # While the arm crosses above everything (see Tabletop._transit): pybullet's default.
+    transit_solver_iterations: int = 50
     # Bullet widens every bounding box by this much and wakes, as one island, whatever has
     # overlapping boxes. At its default 2 cm the moving arm kept every structure within a few
     # centimetres awake, which was two thirds of a house's stepping time; at 1 mm only what it
     # nearly touches wakes. Contact points are reported up to this distance too.
     contact_threshold: float = 0.001
     transit_speed: float = 1.2
-    approach_speed: float = 0.5
+    # Lifting a picked object clear of its neighbours, a little slower than a transit (at
+    # 0.5 m/s that lift was a ninth of a pick-and-place's steps).
+    approach_speed: float = 1.0
     contact_speed: float = 0.25
     turn_speed: float = 3.0
     clearance: float = 0.03
@@ -153,12 +160,18 @@ class _Kinematics:
             jacobian = np.vstack([np.asarray(linear)[:, :7], np.asarray(angular)[:, :7]])
             error = np.concatenate([delta, rotation_error])
             gram = jacobian @ jacobian.T
-            step = jacobian.T @ np.linalg.solve(gram + 1e-4 * np.eye(6), error)
-            # J^T (J J^T)^-1 J projects onto the row space (an SVD for the pseudo-inverse cost
-            # as much as the rest of the iteration); the tiny damping keeps an exactly
-            # singular posture from raising.
-            null = np.eye(7) - jacobian.T @ np.linalg.solve(gram + 1e-9 * np.eye(6), jacobian)
-            q = np.clip(q + step + null @ (0.1 * (self.home - q)), self.lower, self.upper)
+            pull = 0.1 * (self.home - q)
+            # The step J^T (J J^T + 1e-4)^-1 e plus the pull towards home projected on the null
+            # space, (I - J^T (J J^T)^-1 J) pull, with no SVD for a pseudo-inverse: both 6x6
+            # systems in one call, and the projection applied to the pull rather than formed as
+            # a 7x7 matrix (two calls and the matrix were a fifth of a solve's time). The tiny
+            # damping keeps an exactly singular posture from raising.
+            solved = np.linalg.solve(
+                np.stack([gram + _DAMPING, gram + _SINGULAR]),
+                np.stack([error, jacobian @ pull])[:, :, None],
+            )
+            step = jacobian.T @ (solved[0, :, 0] - solved[1, :, 0])
+            q = np.clip(q + step + pull, self.lower, self.upper)
         return q, position_error
 
     def close(self) -> None:
@@ -241,12 +254,14 @@ class Tabletop:
             )
             # Objects at rest fall asleep and leave the solver until something touches them: a
             # standing tower then costs nothing, which makes stepping several times faster.
+            # No rolling friction: a box resists tipping through its contact points. Bullet's
+            # rolling-friction rows doubled the solver's work per iteration and kept it from
+            # stopping early; without them the final hold of a house costs a quarter as much.
             sim.changeDynamics(
                 uid,
                 -1,
                 lateralFriction=0.8,
                 spinningFriction=0.001,
-                rollingFriction=0.0001,
                 restitution=0.0,
                 activationState=pybullet.ACTIVATION_STATE_ENABLE_SLEEPING,
             )
@@ -452,9 +467,9 @@ class Tabletop:
         if not touched:
             raise MotionError(f"the tool did not reach '{name}' to pick it")
         self._attach(name)
-        # Slowly until the object's bottom is the clearance above its old top (clear of
-        # neighbours as tall as it), then at transit speed: a tall structure raises the transit
-        # height, and the whole climb at approach speed was a tenth of a tower's motion.
+        # At approach speed until the object's bottom is the clearance above its old top (clear
+        # of neighbours as tall as it), then at transit speed up to the transit height, which a
+        # tall structure raises.
         clear = min(2 * high.z - low.z + self.config.clearance, self._transit_height())
         self._line(target.with_z(clear), yaw, self.config.approach_speed)
         if self._transit_height() > clear + 1e-3:
@@ -474,9 +489,10 @@ class Tabletop:
             tip, tool_yaw, self.config.contact_speed, guard=lambda: self._resting(uid), precise=True
         )
         self._release()
-        self._line(
-            self.ee_pose().position + Point(0, 0, 0.05), tool_yaw, self.config.approach_speed
-        )
+        # Nothing is held and the tip only leaves the top of what it let go of, so it may rise
+        # at transit speed: at approach speed this was a sixth of a tower's stepping time, with
+        # the structure below awake all the while.
+        self._line(self.ee_pose().position + Point(0, 0, 0.05), tool_yaw, self.config.transit_speed)
         self.settle()
 
     def put_first_on_second(self, obj: str, target: str | Pose, yaw: float | None) -> None:
@@ -586,29 +602,35 @@ class Tabletop:
         count = max(1, math.ceil(distance / 0.02), math.ceil(abs(turn) / 0.1))
         arc = np.concatenate([[0.0], np.cumsum(lengths)])
         q = self._joints()
-        # Solve the destination first, so that an unreachable target is reported as itself
-        # rather than as the first waypoint that falls out of reach on the way.
-        self._ik(q, corners[-1], yaw)
         waypoints = [q]
-        for i in range(1, count + 1):
-            s = i / count
-            along = s * distance
-            segment = min(int(np.searchsorted(arc, along, side="right")) - 1, len(lengths) - 1)
-            local = (along - arc[segment]) / lengths[segment] if lengths[segment] > 0 else 1.0
-            point = points[segment] + (points[segment + 1] - points[segment]) * local
-            q = self._ik(q, Point.of(point), start_yaw + turn * s)
-            waypoints.append(q)
+        try:
+            for i in range(1, count + 1):
+                s = i / count
+                along = s * distance
+                segment = min(int(np.searchsorted(arc, along, side="right")) - 1, len(lengths) - 1)
+                local = (along - arc[segment]) / lengths[segment] if lengths[segment] > 0 else 1.0
+                point = points[segment] + (points[segment + 1] - points[segment]) * local
+                q = self._ik(q, Point.of(point), start_yaw + turn * s)
+                waypoints.append(q)
+        except UnreachablePoseError:
+            # An unreachable destination is reported as itself rather than as the first
+            # waypoint that falls out of reach on the way. It is solved only then: solved
+            # before every motion, it was one solve in seven.
+            self._ik(waypoints[0], corners[-1], yaw)
+            raise
         path = np.array(waypoints)
         # A minimum-jerk time law peaks at 1.875x the mean speed: size the duration so the
         # peak stays at ``speed``.
         duration = max(1.875 * distance / speed, 1.875 * abs(turn) / self.config.turn_speed, 0.02)
         steps = max(2, round(duration / self.config.time_step))
         tip = corners[-1]
-        for k in range(1, steps + 1):
-            t = k / steps
-            s = (10 * t**3 - 15 * t**4 + 6 * t**5) * count
-            i = min(int(s), count - 1)
-            self._command(path[i] + (path[i + 1] - path[i]) * (s - i))
+        t = np.arange(1, steps + 1) / steps
+        along_path = (10 * t**3 - 15 * t**4 + 6 * t**5) * count
+        i = np.minimum(along_path.astype(int), count - 1)
+        # Every step's joint target at once: computed one step at a time in Python, they were
+        # a twentieth of a motion's time.
+        for command in path[i] + (path[i + 1] - path[i]) * (along_path - i)[:, None]:
+            self._command(command)
             self._step()
             self._check_collisions(tip)
             if guard is not None and guard():
@@ -652,9 +674,18 @@ class Tabletop:
         corners = [tip.with_z(height)]
         if here.z < height - 1e-3:
             corners.insert(0, here.with_z(height))
-        self._path(corners, yaw, self.config.transit_speed)
-        # A minimum-jerk segment comes to rest at its end, so it may run at transit speed.
-        self._line(tip, yaw, self.config.transit_speed)
+        # Above everything, only the arm and what it holds move and the structures are asleep:
+        # the iterations that stacks of contacts need would only refine the arm's motors, and
+        # they made each of these steps (half of a house's) half as dear again.
+        self.sim.setPhysicsEngineParameter(
+            numSolverIterations=self.config.transit_solver_iterations
+        )
+        try:
+            self._path(corners, yaw, self.config.transit_speed)
+            # A minimum-jerk segment comes to rest at its end, so it may run at transit speed.
+            self._line(tip, yaw, self.config.transit_speed)
+        finally:
+            self.sim.setPhysicsEngineParameter(numSolverIterations=self.config.solver_iterations)
 
     def _preferred_yaw(self, candidates: list[float]) -> float:
         """Of equivalent tool yaws, the one nearest home (ties go to the nearest current yaw).
