@@ -29,14 +29,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
 import yaml
+from checkouts import checkout
 
 import lyra
 from lyra.examples import Example
@@ -207,25 +207,6 @@ def serve(size: int) -> None:
         print(json.dumps(ready), flush=True)
         for line in sys.stdin:
             print(json.dumps(side.round(int(line.split()[1]))), flush=True)
-
-
-@contextmanager
-def checkout(rev: str) -> Iterator[Path]:
-    """REV in a temporary worktree, removed afterwards."""
-    with tempfile.TemporaryDirectory() as scratch:
-        tree = Path(scratch) / "rev"
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", str(tree), rev],
-            cwd=ROOT,
-            check=True,
-            capture_output=True,
-        )
-        try:
-            yield tree
-        finally:
-            subprocess.run(
-                ["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False
-            )
 
 
 class Server:

@@ -21,8 +21,9 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from checkouts import checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_ROW = re.compile(r"^(\S+)\s+\d+/\d+\s+([\d.]+)\s", re.M)
@@ -101,30 +102,18 @@ def main() -> None:
     parser.add_argument("--house-seeds", type=int, default=2)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as scratch:
-        old = Path(scratch) / "rev"
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", str(old), args.rev],
-            cwd=ROOT,
-            check=True,
-            capture_output=True,
-        )
-        try:
-            sides = {args.rev: old, "this": ROOT}
-            if args.profile:
-                for name, tree in sides.items():
-                    print(f"== profile, {name}\n{run(tree, '-c', PROFILE)}", flush=True)
-            results: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
-            for pair in range(args.pairs):
-                # Which side goes first alternates, so that neither always runs warm.
-                order = list(sides) if pair % 2 == 0 else list(sides)[::-1]
-                for name in order:
-                    results[name].append(measure(sides[name], args.seeds, args.house_seeds))
-                print(f"pair {pair}: " + "; ".join(f"{n} {results[n][-1]}" for n in sides))
-        finally:
-            subprocess.run(
-                ["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False
-            )
+    with checkout(args.rev) as old:
+        sides = {args.rev: old, "this": ROOT}
+        if args.profile:
+            for name, tree in sides.items():
+                print(f"== profile, {name}\n{run(tree, '-c', PROFILE)}", flush=True)
+        results: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
+        for pair in range(args.pairs):
+            # Which side goes first alternates, so that neither always runs warm.
+            order = list(sides) if pair % 2 == 0 else list(sides)[::-1]
+            for name in order:
+                results[name].append(measure(sides[name], args.seeds, args.house_seeds))
+            print(f"pair {pair}: " + "; ".join(f"{n} {results[n][-1]}" for n in sides))
     keys = list(results["this"][0])
     print(f"\n{'measure':<12} {args.rev:>12} {'this':>10} {'ratio':>7}  per-pair range")
     for key in keys:
