@@ -16,7 +16,6 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -24,6 +23,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from lyra.errors import LyraError, unknown_name
+from lyra.plugins import entry_point_objects
 
 if TYPE_CHECKING:
     import numpy as np
@@ -315,16 +315,7 @@ def register(spec: BackendSpec) -> None:
 
 @cache
 def _entry_point_specs() -> tuple[BackendSpec, ...]:
-    found = []
-    for point in entry_points(group=ENTRY_POINT_GROUP):
-        spec = point.load()
-        if not isinstance(spec, BackendSpec):
-            raise LyraError(
-                f"the '{point.name}' entry point of the group {ENTRY_POINT_GROUP} names "
-                f"{point.value}, which is not a lyra.backend.BackendSpec"
-            )
-        found.append(spec)
-    return tuple(found)
+    return tuple(entry_point_objects(ENTRY_POINT_GROUP, BackendSpec, "lyra.backend.BackendSpec"))
 
 
 def registered() -> dict[str, BackendSpec]:

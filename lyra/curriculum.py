@@ -11,8 +11,9 @@ restarted session resumes at the first task not yet accepted. The schema is docu
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -504,6 +505,54 @@ class Progress(BaseModel):
         return path
 
 
+# Plans and skills taught outside any curriculum are kept under these names.
+PLANNED = "planned"
+TAUGHT = "taught"
+
+
 def next_task(curriculum: Curriculum, progress: Progress) -> Task | None:
     """Return the first task not yet accepted, or None when the curriculum is done."""
     return next((task for task in curriculum.tasks if task.id not in progress.accepted), None)
+
+
+def one_off_task(
+    instruction: str,
+    backend: str,
+    scene: Any,
+    seeds: list[int],
+    success: Any,
+    *,
+    skill: str | None = None,
+    task_id: str | None = None,
+    feedback: Sequence[str] = (),
+    review: Sequence[str] = (),
+    hints: Sequence[str] = (),
+) -> Task:
+    """A task outside any curriculum: a skill to teach (``skill``), or else a plan.
+
+    Raises:
+        pydantic.ValidationError: when the skill name or another field is unusable.
+    """
+    return Task(
+        id=task_id or short_id(instruction),
+        backend=backend,
+        instruction=instruction,
+        scene=scene,
+        skill=SkillTarget(name=skill, new=True) if skill is not None else None,
+        seeds=seeds,
+        success=success or [],
+        feedback=list(feedback),
+        review=list(review),
+        hints=list(hints),
+    )
+
+
+def short_id(instruction: str) -> str:
+    """A task id that reads in a table: the instruction's first words and a digest of all of it.
+
+    ``build a temple centred at (0.58, 0), four pillars...`` becomes ``build_a_temple-34aa60``;
+    the digest keeps two instructions that begin alike apart.
+    """
+    words = re.findall(r"[a-z0-9]+", instruction.lower())
+    head = "_".join(words[:3])[:24].rstrip("_") or "task"
+    return f"{head}-{hashlib.sha1(instruction.encode()).hexdigest()[:6]}"

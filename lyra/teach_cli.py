@@ -1,8 +1,8 @@
 """``lyra learn``, ``lyra teach``, ``lyra run`` and ``lyra check``: the loop's terminal front end.
 
-This module parses options, builds the loop and prints what it returns; the loop itself, and
-every question it asks a person, live in :mod:`lyra.teach` (the human teacher asks at the
-terminal). Heavy modules (pybullet, lancedb, libcst) are imported inside the handlers.
+This module parses options, builds the learner and its method and prints what they return;
+the methods live in :mod:`lyra.methods`, the teacher that asks a person at the terminal in
+:mod:`lyra.terminal`. Heavy modules (pybullet, lancedb, libcst) are imported inside the handlers.
 """
 
 from __future__ import annotations
@@ -167,41 +167,54 @@ def _common(
         help=f"who judges each attempt (default {default_teacher})",
     )
     parser.add_argument("--max-rounds", type=int, default=6, help="rounds per task (default 6)")
+    add_method_option(parser)
+
+
+def add_method_option(parser: argparse.ArgumentParser) -> None:
+    """``--method NAME``: how each task is taught; checked against the registry when it runs."""
+    parser.add_argument(
+        "--method",
+        default="lyra",
+        help="the learning method, a registered name (default lyra; `lyra eval --help` lists "
+        "those installed)",
+    )
 
 
 def _learner(
     args: argparse.Namespace, backend: str, teach_missing: bool = False
 ) -> tuple[Any, Any]:
-    """A learner with the teacher of ``--teacher``, on a new session log naming the backend."""
+    """A learner with the method and teacher asked for, on a new session log naming the backend.
+
+    Raises:
+        LyraError: the method is unknown, or the human teacher has no terminal to ask at;
+            either before the first prompt.
+    """
     from lyra.llm import open_session
     from lyra.memory.store import open_memory
+    from lyra.methods import find_method
     from lyra.progress import Bar
-    from lyra.teach import HumanTeacher, Learner, LLMCritic, ScriptedTeacher
+    from lyra.teach import Learner
+    from lyra.teachers import ScriptedTeacher, critic
+    from lyra.terminal import HumanTeacher, require_terminal
     from lyra.workspace import find_workspace
 
+    chosen = find_method(args.method)
+    if args.teacher == "human":
+        require_terminal()
     workspace = find_workspace()
     provider = open_session(workspace, args.llm, backend=backend)
-    teacher: Any
-    if args.teacher == "scripted":
-        teacher = ScriptedTeacher()
-    elif args.teacher == "human":
-        teacher = HumanTeacher()
-    else:
-        holder: dict[str, Any] = {}
-        teacher = LLMCritic(
-            provider, lambda task: holder["learner"].backend(task.backend).describe()
-        )
     learner = Learner(
         workspace,
         provider,
-        teacher,
+        HumanTeacher() if args.teacher == "human" else ScriptedTeacher(),
         open_memory(workspace),
+        method=chosen,
         max_rounds=args.max_rounds,
         teach_missing=teach_missing,
         progress=Bar,
     )
     if args.teacher == "llm":
-        holder["learner"] = learner
+        learner.teacher = critic(learner)
     return learner, provider
 
 
@@ -258,9 +271,8 @@ def _one_off(args: argparse.Namespace, instruction: str, **fields: Any) -> Any:
     from pydantic import ValidationError
 
     from lyra.backend import load_scene_file
-    from lyra.curriculum import resolve_task
+    from lyra.curriculum import one_off_task, resolve_task
     from lyra.errors import LyraError
-    from lyra.teach import one_off_task
 
     if not args.scene:
         raise LyraError("planning an instruction needs its scene: add --scene SCENE.yaml")
@@ -283,8 +295,7 @@ def _one_off(args: argparse.Namespace, instruction: str, **fields: Any) -> Any:
 
 
 def _teach(args: argparse.Namespace) -> int:
-    from lyra.curriculum import Progress
-    from lyra.teach import TAUGHT
+    from lyra.curriculum import TAUGHT, Progress
 
     task = _one_off(
         args, args.instruction, seeds=args.seed or [0], skill=args.skill, task_id=args.task_id
@@ -496,9 +507,8 @@ def _runs_table(rows: list[Any]) -> list[str]:
 
 def _run_instruction(args: argparse.Namespace) -> int:
     """Plan an instruction from learnt skills in rounds with the teacher; keep what is accepted."""
-    from lyra.curriculum import Progress
+    from lyra.curriculum import PLANNED, Progress
     from lyra.run import record_gif
-    from lyra.teach import PLANNED
 
     task = _one_off(
         args,

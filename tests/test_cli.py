@@ -99,7 +99,7 @@ def test_scene_show_takes_a_curriculum_task_and_lists_objects_in_natural_order(c
 
 
 def test_one_off_tasks_get_short_ids_or_the_one_given(capsys) -> None:
-    from lyra.teach import short_id
+    from lyra.curriculum import short_id
 
     temple = "Build a temple centred at (0.58, 0): four pillars of two blocks, a roof on top."
     assert (

@@ -27,7 +27,8 @@ from lyra.curriculum import load_curriculum
 from lyra.llm import LoggedProvider
 from lyra.memory.embedders import EmbedderConfig
 from lyra.memory.store import open_memory
-from lyra.teach import Learner, ScriptedTeacher
+from lyra.teach import Learner
+from lyra.teachers import ScriptedTeacher
 from lyra.workspace import Workspace
 from tests.test_teach import (
     BESIDE,

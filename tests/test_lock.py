@@ -79,7 +79,8 @@ def test_a_process_may_take_its_own_lock_again(tmp_path: Path) -> None:
 def test_two_learning_loops_never_write_one_workspace(tmp_path: Path) -> None:
     from lyra.memory.embedders import EmbedderConfig
     from lyra.memory.store import open_memory
-    from lyra.teach import Learner, ScriptedTeacher
+    from lyra.teach import Learner
+    from lyra.teachers import ScriptedTeacher
     from tests.test_teach import ScriptedLLM
 
     (tmp_path / "skills").mkdir()

@@ -30,8 +30,9 @@ def rendered(backend: str) -> dict[str, str]:
     marker naming each other placeholder, and its system prompt; by file name."""
     spec = registered()[backend]
     pack = spec.prompt_pack()
-    names = sorted({p.stem for p in HERE.glob("*.md")} - {"system"} | set(pack.templates))
-    files = {"system.md": system_prompt(pack, spec.capabilities)}
+    systems = ("system", "cap_system")
+    names = sorted({p.stem for p in HERE.glob("*.md")} - set(systems) | set(pack.templates))
+    files = {f"{name}.md": system_prompt(pack, spec.capabilities, name) for name in systems}
     for name in names:
         text = pack.templates.get(name) or prompts.template(name).template
         fields = set(string.Template(text).get_identifiers()) - {"frame", "scene_legend"}

@@ -21,7 +21,9 @@ from lyra.llm.session import read_log
 from lyra.memory import minilm
 from lyra.memory.embedders import EmbedderConfig
 from lyra.memory.store import open_memory
-from lyra.teach import Learner, ScriptedTeacher, TaskOutcome
+from lyra.methods import TaskOutcome
+from lyra.teach import Learner
+from lyra.teachers import ScriptedTeacher
 from lyra.workspace import Workspace
 from tests.test_prompts import pinned, rendered
 

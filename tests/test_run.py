@@ -1,5 +1,6 @@
 """lyra run: stored plans over seeds with the current library, and planning from learnt skills."""
 
+import io
 import shutil
 from pathlib import Path
 
@@ -8,13 +9,14 @@ import pytest
 from envs.ravens.predicates import stacked
 from envs.ravens.scene import load_scene
 from lyra.cli import main
-from lyra.curriculum import Progress
+from lyra.curriculum import PLANNED, Progress, one_off_task
 from lyra.examples import load_example, save_example
 from lyra.library.parse import parse_library
 from lyra.llm import Completion
 from lyra.memory import minilm
 from lyra.memory.store import open_memory
-from lyra.teach import PLANNED, Learner, ScriptedTeacher, one_off_task
+from lyra.teach import Learner
+from lyra.teachers import ScriptedTeacher
 from lyra.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
@@ -385,13 +387,18 @@ ROW_SUCCESS = (
 )
 
 
+class Terminal(io.StringIO):
+    """What a person types at the terminal, typed in advance."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 @pytest.mark.slow
 def test_run_pauses_to_teach_a_missing_skill_and_resumes(
     learnt: Workspace, chat_server, monkeypatch, capsys, tmp_path: Path
 ) -> None:
     """The plan asks for a skill; the person teaches it through the loop; the plan then uses it."""
-    import io
-
     import yaml
 
     from tests.chat_server import answer
@@ -408,7 +415,7 @@ def test_run_pauses_to_teach_a_missing_skill_and_resumes(
     # The person: keeps the proposed name, describes the task, gives its predicate, then
     # (as the human teacher) accepts the header and the skill's first round, then the plan.
     person = ["", "Put the three blocks in a row along y, 5 mm apart.", ROW_SUCCESS, "", "1", "1"]
-    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(person) + "\n"))
+    monkeypatch.setattr("sys.stdin", Terminal("\n".join(person) + "\n"))
     instruction = "Line the red, green and blue blocks up along y with 5 mm gaps, red first."
     code = main(
         [
@@ -461,12 +468,30 @@ def test_run_refuses_an_unbuilt_backend_and_a_missing_scene(
     )
 
 
+def test_the_human_teacher_is_refused_before_the_first_prompt_without_a_terminal(
+    learnt: Workspace, chat_server, monkeypatch, capsys, tmp_path: Path
+) -> None:
+    import yaml
+
+    (tmp_path / "scene.yaml").write_text(yaml.safe_dump(SCENE))
+    monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
+    monkeypatch.setenv("LYRA_LLM_BASE_URL", chat_server.url)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # as `< /dev/null` or a pipe gives
+    scene = str(tmp_path / "scene.yaml")
+    assert main(["run", "Row them up.", "--scene", scene, "--llm", "openai:m"]) == 1
+    assert capsys.readouterr().err == (
+        "lyra: the human teacher asks its questions at the terminal, and standard input is not "
+        "one: run this in a terminal, or use --teacher scripted (the task's own feedback lines "
+        "and success check) or --teacher llm (an LLM critic)\n"
+    )
+    assert chat_server.requests == []
+    assert not (learnt.state_dir / "sessions").exists()
+
+
 @pytest.mark.slow
 def test_run_teach_refuses_a_bad_skill_name_and_stops_on_no(
     learnt: Workspace, chat_server, monkeypatch, capsys, tmp_path: Path
 ) -> None:
-    import io
-
     import yaml
 
     from tests.chat_server import answer
@@ -475,7 +500,7 @@ def test_run_teach_refuses_a_bad_skill_name_and_stops_on_no(
     chat_server.replies = [answer("MISSING SKILL: Row Maker: set blocks in a row")]
     monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
     monkeypatch.setenv("LYRA_LLM_BASE_URL", chat_server.url)
-    monkeypatch.setattr("sys.stdin", io.StringIO("\nno\n"))
+    monkeypatch.setattr("sys.stdin", Terminal("\nno\n"))
     scene = str(tmp_path / "scene.yaml")
     code = main(["run", "Row them up.", "--scene", scene, "--teach", "--llm", "openai:m"])
     out = capsys.readouterr().out

@@ -20,7 +20,8 @@ from lyra.examples import load_example
 from lyra.llm import Completion
 from lyra.memory.store import open_memory
 from lyra.progress import Bar
-from lyra.teach import CODE_MISTAKE, Learner, ScriptedTeacher
+from lyra.teach import Learner
+from lyra.teachers import CODE_MISTAKE, ScriptedTeacher
 from lyra.workspace import Workspace
 
 HEADER = '''```python
@@ -475,7 +476,7 @@ def test_lyra_check_reruns_the_accepted_tasks(workspace: Workspace, monkeypatch,
 
 
 def test_human_teacher_reads_numbered_choices() -> None:
-    from lyra.teach import HumanTeacher
+    from lyra.terminal import HumanTeacher
 
     answers = iter(["7", "2", "Put it on the other side.", ""])
     shown: list[str] = []
@@ -494,7 +495,7 @@ def test_human_teacher_reads_numbered_choices() -> None:
 
 
 def test_llm_critic_turns_its_answer_into_a_verdict() -> None:
-    from lyra.teach import LLMCritic
+    from lyra.teachers import LLMCritic
 
     task = load_curriculum_text(CURRICULUM).tasks[0]
     critic = LLMCritic(
@@ -518,7 +519,7 @@ class HintOnce:
         return header
 
     def judge(self, attempt):
-        from lyra.teach import TeacherVerdict
+        from lyra.teachers import TeacherVerdict
 
         if not self.hinted:
             self.hinted = True
@@ -593,7 +594,7 @@ def attempt_of(task):
     from lyra.episode import EpisodeResult
     from lyra.predicates import Verdict
     from lyra.sandbox import RunResult
-    from lyra.teach import Attempt
+    from lyra.teachers import Attempt
 
     run = EpisodeResult(0, RunResult(True, "", 2, 0.1), Verdict(True), {})
     return Attempt(task, 1, "put_on", GOOD_MODULE, GOOD_TASK, (run,))
@@ -639,7 +640,7 @@ def test_a_task_that_reuses_a_skill_unchanged_commits_only_its_example(
 
 class AcceptEverything(ScriptedTeacher):
     def judge(self, attempt):
-        from lyra.teach import TeacherVerdict
+        from lyra.teachers import TeacherVerdict
 
         return TeacherVerdict("accept")
 

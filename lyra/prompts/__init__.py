@@ -39,12 +39,15 @@ class PromptPack:
             kinds, how its gripper moves).
         templates: template texts that replace lyra's of the same name, or add one (the
             tabletop's ``task_setup``, which writes one of its scenes from words).
+        cap_examples: Code as Policies' fixed prompt for this backend: (instruction, code)
+            pairs that call primitives only; none: the ``cap`` methods cannot run here.
     """
 
     frame: str
     scene_legend: str
     primitive_docs: Mapping[str, str] = field(default_factory=dict)
     templates: Mapping[str, str] = field(default_factory=dict)
+    cap_examples: tuple[tuple[str, str], ...] = ()
 
 
 @cache
@@ -92,20 +95,31 @@ def primitives_reference(capabilities: Collection[str], docs: Mapping[str, str])
 
 
 @cache
-def system_prompt(pack: PromptPack, capabilities: frozenset[str]) -> str:
-    """The system message every prompt of a backend starts with."""
+def system_prompt(pack: PromptPack, capabilities: frozenset[str], name: str = "system") -> str:
+    """The system message every prompt of a backend starts with.
+
+    Args:
+        pack: the backend's prompt pack.
+        capabilities: the primitives it has.
+        name: the template: LYRA's ``system``, or a method's own (``cap_system``).
+    """
     return render(
-        "system",
+        name,
         pack,
         primitives=primitives_reference(capabilities, pack.primitive_docs),
         # Named, so that the first answer does not learn them from a refusal.
-        forbidden=", ".join(f"`{name}`" for name in FORBIDDEN_NAMES if not name.startswith("__")),
+        forbidden=", ".join(f"`{word}`" for word in FORBIDDEN_NAMES if not word.startswith("__")),
     )
 
 
 def skills_section(headers: Sequence[str]) -> str:
     """Skill headers as a prompt lists them."""
     return "\n\n".join(f"```python\n{h}\n```" for h in headers) or "(none yet)"
+
+
+def example_block(instruction: str, code: str) -> str:
+    """An example as a prompt shows it whole: its instruction, then its code."""
+    return f"Task: {instruction}\n```python\n{code.rstrip()}\n```"
 
 
 def examples_section(hits: Sequence[ExampleHit]) -> tuple[str, set[str]]:
@@ -123,7 +137,7 @@ def examples_section(hits: Sequence[ExampleHit]) -> tuple[str, set[str]]:
         spent += len(code)
         # Whole examples are a prefix of the list: a nearer one is never cut for a farther one.
         if len(in_full) == len(blocks) and (not in_full or spent <= EXAMPLE_CODE_BUDGET):
-            blocks.append(f"Task: {hit.instruction}\n```python\n{code}\n```")
+            blocks.append(example_block(hit.instruction, code))
             in_full.add(hit.id)
         else:
             calls = ", ".join(f"`{name}`" for name in hit.skills) or "primitives only"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from lyra.prompts import PromptPack
 
 HERE = Path(__file__).parent
@@ -36,4 +38,8 @@ PACK = PromptPack(
         ),
     },
     templates={"task_setup": (HERE / "task_setup.md").read_text(encoding="utf-8")},
+    cap_examples=tuple(
+        (item["instruction"], item["code"])
+        for item in yaml.safe_load((HERE / "cap_examples.yaml").read_text(encoding="utf-8"))
+    ),
 )
