@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from lyra.prompts import PromptPack
 
 ENTRY_POINT_GROUP = "lyra.backends"
+# The backend that a scene file or a stored example naming none is for: the tabletop, lyra's only
+# backend when such files were first written, so that they read as they always did.
+DEFAULT_BACKEND = "ravens"
 
 # A regression snapshot: what a backend needs to tell later whether a run ended the same way
 # (the tabletop: every object's pose as x, y, z, qx, qy, qz, qw). Plain numbers, kept in YAML.
@@ -124,6 +127,7 @@ class BackendSpec:
         scene: its scene spec type, a pydantic model.
         predicates: a mapping of predicate names to functions, beside lyra's core ones.
         prompts: its :class:`~lyra.prompts.PromptPack`.
+        aliases: other names ``lyra bench`` knows it by (the tabletop's ``tabletop``).
         bench: its benchmark tasks, a mapping of names to :class:`BenchTask`; None if none.
         sample: its :class:`Sample` scene; None if it has none.
         layout: a function ``(scene, seed) -> object names`` that lays a scene out without a
@@ -150,6 +154,7 @@ class BackendSpec:
     scene: str
     predicates: str
     prompts: str
+    aliases: frozenset[str] = field(default_factory=frozenset)
     bench: str | None = None
     sample: str | None = None
     layout: str | None = None
@@ -337,6 +342,17 @@ def backend_spec(name: str) -> BackendSpec:
     return specs[name]
 
 
+def resolve_alias(name: str) -> str:
+    """The registered name of the backend called ``name`` by its name or one of its aliases.
+
+    A name that is neither comes back as it is, for :func:`backend_spec` to report.
+    """
+    specs = registered()
+    if name in specs:
+        return name
+    return next((spec.name for spec in specs.values() if name in spec.aliases), name)
+
+
 def make(name: str, **kwargs: Any) -> Backend:
     """Build the backend registered under ``name``."""
     return backend_spec(name).make(**kwargs)
@@ -404,7 +420,7 @@ def load_scene_file(path: str | Path, backend: str | None = None) -> tuple[str, 
     """Read a scene YAML file: (its backend's name, the scene spec).
 
     The file is the scene itself, or a mapping with a ``scene`` key; either may name its
-    ``backend``. A backend given here wins; with neither, it is ``ravens``.
+    ``backend``. A backend given here wins; with neither, it is :data:`DEFAULT_BACKEND`.
 
     Raises:
         LyraError: the file is unreadable or not valid YAML, the backend is unknown, or the
@@ -419,7 +435,7 @@ def load_scene_file(path: str | Path, backend: str | None = None) -> tuple[str, 
     if not isinstance(data, dict):
         raise LyraError(f"{path}: a scene file is a mapping (with `objects`, for the tabletop)")
     named = data.pop("backend", None)
-    name = backend or (str(named) if named else "ravens")
+    name = backend or (str(named) if named else DEFAULT_BACKEND)
     spec = backend_spec(name)
     try:
         return name, spec.load_scene(data)

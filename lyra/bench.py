@@ -1,9 +1,9 @@
 """``lyra bench``: speed and success of a backend, measured the way a user's plans run.
 
-``lyra bench tabletop`` (the ``ravens`` backend) builds a 6-block pyramid and a 10-block tower
-with scripted plans written against :mod:`lyra.api`, run through the episode runner like any
-learnt plan, with no rendering, and prints wall seconds per pick-and-place (median over seeds),
-simulated seconds per wall second and success.
+``lyra bench tabletop`` (an alias the ``ravens`` backend declares) builds a 6-block pyramid and
+a 10-block tower with scripted plans written against :mod:`lyra.api`, run through the episode
+runner like any learnt plan, with no rendering, and prints wall seconds per pick-and-place
+(median over seeds), simulated seconds per wall second and success.
 """
 
 from __future__ import annotations
@@ -12,9 +12,6 @@ import argparse
 import statistics
 from pathlib import Path
 from typing import Any
-
-# What `lyra bench` calls a backend by, beside its registered name.
-ALIASES = {"tabletop": "ravens"}
 
 
 def run_bench(
@@ -91,7 +88,8 @@ def register(subparsers: Any) -> None:
     """Add the ``bench`` command."""
     bench = subparsers.add_parser("bench", help="measure speed and success of a backend")
     bench.add_argument(
-        "backend", help="a registered backend with benchmark tasks (tabletop: the ravens one)"
+        "backend",
+        help="a registered backend with benchmark tasks, by name or alias (tabletop: ravens)",
     )
     bench.add_argument("--seeds", type=int, default=10, help="seeds per task (default 10)")
     bench.add_argument(
@@ -102,7 +100,9 @@ def register(subparsers: Any) -> None:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    name = ALIASES.get(args.backend, args.backend)
+    from lyra.backend import resolve_alias
+
+    name = resolve_alias(args.backend)
     rows = run_bench(name, args.task, args.seeds, Path(args.gif) if args.gif else None)
     width = max(12, *(len(row["task"]) for row in rows))
     print(f"{'task':<{width}} {'success':>9} {'s / pick-place':>15} {'sim s / wall s':>15}")

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from lyra.backend import DEFAULT_BACKEND
 from lyra.errors import LyraError
 from lyra.files import write_atomic
 
@@ -31,7 +32,10 @@ class Example(BaseModel):
     instruction: str
     code: str
     skills: list[str] = Field(default_factory=list, description="skills the plan calls")
-    backend: str = "ravens"
+    backend: str = Field(
+        default=DEFAULT_BACKEND,
+        description="the backend it ran on (a file naming none: the default)",
+    )
     task: str | None = Field(default=None, description="curriculum task it came from")
     revises: str | None = Field(
         default=None, description="the task whose plan this one replaces (`curriculum/task-id`)"

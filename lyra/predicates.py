@@ -5,9 +5,10 @@ Each predicate takes the world state a backend reports (a mapping of object name
 beside it) and gives a :class:`Verdict` whose reason says what is wrong in words a person or an
 LLM can act on. This module holds the backend-neutral core: distances, points, joint values,
 signals, and ``eventually`` (held at some point of the run rather than at its end); a backend
-adds its own (the tabletop's ``stacked``, ``on_top`` ... assume boxes on a table). Curricula
-name predicates in YAML (``{stacked: [a, b, c]}``); :func:`from_spec` turns such a list into one
-:class:`Check`. Lengths are metres and angles degrees.
+adds its own (the tabletop's ``stacked``, ``on_top`` ... assume boxes on a table), marking with
+:func:`names_objects` and :func:`list_argument` how a curriculum's YAML names their arguments.
+Curricula name predicates in YAML (``{stacked: [a, b, c]}``); :func:`from_spec` turns such a
+list into one :class:`Check`. Lengths are metres and angles degrees.
 """
 
 from __future__ import annotations
@@ -54,6 +55,19 @@ def names_objects(*params: str) -> Callable[[F], F]:
 
     def mark(function: F) -> F:
         setattr(function, "_lyra_objects", params)  # noqa: B010 (a function's own attribute)
+        return function
+
+    return mark
+
+
+def list_argument(param: str) -> Callable[[F], F]:
+    """Declare the parameter that a bare YAML list fills whole, as in ``{stacked: [a, b, c]}``.
+
+    Without it a list gives the predicate's parameters in order (``{next_to: [a, b]}``).
+    """
+
+    def mark(function: F) -> F:
+        setattr(function, "_lyra_list", param)  # noqa: B010 (a function's own attribute)
         return function
 
     return mark
@@ -236,10 +250,11 @@ def _bind(
         known = sorted([*functions, EVENTUALLY])
         raise PredicateError(f"unknown predicate '{name}': use one of {', '.join(known)}")
     params = list(inspect.signature(function).parameters)[1:]
+    whole = getattr(function, "_lyra_list", None)
     if isinstance(args, Mapping):
         kwargs = dict(args)
-    elif isinstance(args, list) and name == "stacked":
-        kwargs = {"names": args}
+    elif isinstance(args, list) and whole is not None:
+        kwargs = {whole: args}
     elif isinstance(args, list):
         kwargs = dict(zip(params, args, strict=False))
     else:

@@ -4,7 +4,16 @@ import pytest
 
 from lyra.embodiment import ObjectState, WorldState
 from lyra.geometry import Point, Pose, Size
-from lyra.predicates import PredicateError, at_point, from_spec, joint_value, signal
+from lyra.predicates import (
+    PredicateError,
+    State,
+    Verdict,
+    at_point,
+    from_spec,
+    joint_value,
+    list_argument,
+    signal,
+)
 
 
 def world(x: float, *, door: float = 0.0, success: float = 0.0) -> WorldState:
@@ -63,3 +72,17 @@ def test_a_check_is_fresh_for_each_run() -> None:
     first.observe(world(0.6))
     assert first(world(0.5))
     assert not from_spec(spec)(world(0.5))
+
+
+def test_a_yaml_list_fills_the_declared_parameter_else_the_parameters_in_order() -> None:
+    def in_order(state: State, first: object, second: object = None) -> Verdict:
+        return Verdict(False, f"{first!r} {second!r}")
+
+    @list_argument("first")
+    def whole(state: State, first: object, second: object = None) -> Verdict:
+        return Verdict(False, f"{first!r} {second!r}")
+
+    functions = {"in_order": in_order, "whole": whole}
+    assert from_spec({"in_order": ["a", "b"]}, functions)(world(0.5)).reason == "'a' 'b'"
+    assert from_spec({"whole": ["a", "b"]}, functions)(world(0.5)).reason == "['a', 'b'] None"
+    assert from_spec({"whole": "a"}, functions)(world(0.5)).reason == "'a' None"

@@ -18,6 +18,7 @@ SPEC = BackendSpec(
     scene="envs.ravens.scene:SceneSpec",
     predicates="envs.ravens.predicates:PREDICATES",
     prompts="envs.ravens.prompts:PACK",
+    aliases=frozenset({"tabletop"}),
     bench="envs.ravens.bench:TASKS",
     sample="envs.ravens.bench:SAMPLE",
     layout="envs.ravens.scene:object_names",

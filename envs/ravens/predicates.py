@@ -20,6 +20,7 @@ from lyra.predicates import (
     Verdict,
     fmt_mm,
     get_object,
+    list_argument,
     names_objects,
 )
 
@@ -83,6 +84,7 @@ def on_top(state: State, upper: str, lower: str, tolerance: float = 0.005) -> Ve
 
 
 @names_objects("names")
+@list_argument("names")
 def stacked(
     state: State, names: Sequence[str], xy_tolerance: float = 0.01, tolerance: float = 0.005
 ) -> Verdict:

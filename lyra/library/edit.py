@@ -2,8 +2,8 @@
 
 Every edit keeps the comments, helpers, imports and formatting that the new code does not touch
 byte for byte. Nothing is written until :meth:`Patch.apply`, and each file is replaced atomically.
-The text functions (``merge_answer``, ``replace_body`` ...) take and return module source; the
-``stage_*`` functions work on a workspace and return a validated :class:`Patch`.
+``merge_and_validate`` takes and returns module source; the ``stage_*`` functions work on a
+workspace and return a validated :class:`Patch`.
 """
 
 from __future__ import annotations
@@ -14,24 +14,21 @@ import difflib
 import inspect
 import symtable
 import sys
-import tempfile
 import textwrap
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
 import yaml
-from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from lyra import policy
-from lyra.examples import Example, iter_examples, save_example
+from lyra.examples import iter_examples
 from lyra.files import write_atomic
-from lyra.library.errors import SignatureError, UnknownSkillError, ValidationError
+from lyra.library.errors import SignatureError, ValidationError
 from lyra.library.parse import (
     PRIMITIVES_MODULE,
     dotted_name,
-    find_function,
     node_lines,
     shape_problems,
     skill_paths,
@@ -205,17 +202,6 @@ def add_import_specs(module: cst.Module, specs: Iterable[ImportSpec]) -> cst.Mod
             _insert_statement(body, spec, _has_module_docstring(module))
         present.add(spec)
     return module.with_changes(body=body)
-
-
-def add_imports(source: str, specs: Iterable[ImportSpec]) -> str:
-    """Return a module's source with imports added, never duplicating one.
-
-    Args:
-        source: the module's text.
-        specs: the imports; a from-import of a module already imported from is merged into
-            that statement (``from lyra.api import a`` + ``b`` gives ``from lyra.api import a, b``).
-    """
-    return add_import_specs(_parse(source, "module"), specs).code
 
 
 # --- names -------------------------------------------------------------------------------
@@ -468,25 +454,6 @@ def _split_answer(answer: cst.Module) -> tuple[list[_Statement], list[ImportSpec
     return definitions, imports
 
 
-def merge_answer(existing: str | None, answer: str, skills: Collection[str] = ()) -> str:
-    """Merge an LLM answer into a skill module and return the new source.
-
-    Each function, class or constant of the answer replaces the one of the same name or is
-    added; the answer's imports are added only where the merged code uses them, and names the
-    code uses from lyra.api or from another skill are imported without being asked. Everything
-    the answer does not mention is kept byte for byte.
-
-    Args:
-        existing: the module's current text; None for a new module.
-        answer: module text from the LLM: the skill function, helpers, constants and imports.
-        skills: the other skills of the library, which the code may call.
-
-    Raises:
-        ValidationError: the answer does not parse or has code outside functions.
-    """
-    return _merge(existing, answer, skills)[1]
-
-
 def _merge(existing: str | None, answer: str, skills: Collection[str]) -> tuple[cst.Module, str]:
     # libcst reads "" as a module without a final newline; a new module file should end in one.
     module = _parse(existing or "", "module").with_changes(has_trailing_newline=True)
@@ -515,36 +482,6 @@ def merge_and_validate(
     return text
 
 
-def _function_or_raise(module: cst.Module, name: str) -> cst.FunctionDef:
-    function = find_function(module, name)
-    if function is None:
-        raise ValidationError(
-            f"the module has no function '{name}'; nothing was changed",
-            [f"define `def {name}(...)` at the top level of the module"],
-        )
-    return function
-
-
-def _edit_function(
-    source: str, name: str, change: Callable[[cst.FunctionDef], cst.FunctionDef]
-) -> str:
-    module = _parse(source, "module")
-    function = _function_or_raise(module, name)
-    body = [change(function) if s is function else s for s in module.body]
-    return module.with_changes(body=body).code
-
-
-def _docstring_statement(docstring: str, indent: str) -> cst.SimpleStatementLine:
-    lines = inspect.cleandoc(docstring).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    first, *rest = lines.splitlines()
-    if rest:
-        tail = "".join(f"\n{indent}{line}" if line else "\n" for line in rest)
-        literal = f'"""{first}{tail}\n{indent}"""'
-    else:
-        literal = f'"""{first}"""'
-    return cst.SimpleStatementLine([cst.Expr(cst.SimpleString(literal))])
-
-
 def _body_of(function: cst.FunctionDef) -> cst.IndentedBlock:
     if not isinstance(function.body, cst.IndentedBlock):
         raise ValidationError(
@@ -552,88 +489,6 @@ def _body_of(function: cst.FunctionDef) -> cst.IndentedBlock:
             ["put the body of the function on its own indented lines"],
         )
     return function.body
-
-
-def replace_docstring(source: str, name: str, docstring: str) -> str:
-    """Return the source with a function's docstring replaced (or added).
-
-    Args:
-        source: the module's text.
-        name: the top-level function.
-        docstring: the new docstring's text, without quotes.
-    """
-    module = _parse(source, "module")
-
-    def change(function: cst.FunctionDef) -> cst.FunctionDef:
-        block = _body_of(function)
-        indent = block.indent or module.default_indent
-        statement = _docstring_statement(docstring, indent)
-        old = _docstring_of(function)
-        rest = list(block.body[1:] if old is not None else block.body)
-        return function.with_changes(body=block.with_changes(body=[statement, *rest]))
-
-    return _edit_function(source, name, change)
-
-
-def replace_body(source: str, name: str, body: str) -> str:
-    """Return the source with a function's statements replaced; its docstring stays.
-
-    Args:
-        source: the module's text.
-        name: the top-level function.
-        body: the new statements, at any indentation; a leading docstring replaces the old one.
-    """
-    wrapped = _parse(f"def _():\n{textwrap.indent(textwrap.dedent(body), '    ')}", "body")
-    new_function = wrapped.body[0]
-    assert isinstance(new_function, cst.FunctionDef)
-    statements = list(_body_of(new_function).body)
-
-    def change(function: cst.FunctionDef) -> cst.FunctionDef:
-        block = _body_of(function)
-        docstring = _docstring_of(function)
-        keep = [docstring] if docstring is not None and _docstring_of(new_function) is None else []
-        return function.with_changes(body=block.with_changes(body=[*keep, *statements]))
-
-    return _edit_function(source, name, change)
-
-
-def replace_signature(source: str, name: str, signature: str) -> str:
-    """Return the source with a function's ``def`` line replaced; body and comments stay.
-
-    Args:
-        source: the module's text.
-        name: the top-level function.
-        signature: the new ``def`` line, e.g. ``def stack(blocks: list[str], *, h: float = 0.1):``.
-    """
-    parsed = _parse(f"{signature.strip()}\n    pass\n", "signature")
-    new = parsed.body[0]
-    if not isinstance(new, cst.FunctionDef) or new.name.value != name:
-        raise ValidationError(
-            "the signature is not a def line for this function; nothing was changed",
-            [f"write it as `def {name}(...) -> ...:`"],
-        )
-
-    def change(function: cst.FunctionDef) -> cst.FunctionDef:
-        return function.with_changes(
-            params=new.params,
-            returns=new.returns,
-            asynchronous=new.asynchronous,
-            whitespace_before_params=new.whitespace_before_params,
-            whitespace_before_colon=new.whitespace_before_colon,
-        )
-
-    return _edit_function(source, name, change)
-
-
-def upsert_helper(source: str, helper: str, skills: Collection[str] = ()) -> str:
-    """Return the source with a helper function added, or replaced if one has its name.
-
-    Args:
-        source: the module's text.
-        helper: the helper's source (``def _name(...): ...``), with any imports it needs.
-        skills: the library's skills the helper may call.
-    """
-    return merge_answer(source, helper, skills)
 
 
 # --- skill headers and stubs -----------------------------------------------------------------
@@ -1001,123 +856,3 @@ def stage_answer(workspace: Workspace, name: str, answer: str) -> Patch:
         check_signature_change(workspace, name, before, after)
     summary = "unchanged" if before == after else _changed_definitions(before or "", after)
     return Patch((FileChange(path, before, after),), f"{name}: {summary}")
-
-
-# --- renaming --------------------------------------------------------------------------------
-
-
-class _Renamer(cst.CSTTransformer):
-    """Rename the uses of one skill in a module: imports, calls and its own definition."""
-
-    def __init__(self, old: str, new: str, names: set[cst.Name], definition: cst.CSTNode | None):
-        super().__init__()
-        self.old, self.new = old, new
-        self.names = names
-        self.definition = definition
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
-        return (
-            updated_node.with_changes(value=self.new)
-            if original_node in self.names
-            else updated_node
-        )
-
-    def leave_FunctionDef(
-        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-    ) -> cst.FunctionDef:
-        if original_node is self.definition:
-            return updated_node.with_changes(name=cst.Name(self.new))
-        return updated_node
-
-    def leave_ImportFrom(
-        self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
-    ) -> cst.ImportFrom:
-        if updated_node.module is None or dotted_name(updated_node.module) != f"skills.{self.old}":
-            return updated_node
-        assert not isinstance(updated_node.names, cst.ImportStar)
-        names = [
-            a.with_changes(name=cst.Name(self.new)) if dotted_name(a.name) == self.old else a
-            for a in updated_node.names
-        ]
-        module = cst.parse_expression(f"skills.{self.new}")
-        assert isinstance(module, cst.Attribute)
-        return updated_node.with_changes(module=module, names=names)
-
-
-def rename_in_source(source: str, old: str, new: str, bare: bool = False) -> str:
-    """Return a module's source with a skill renamed wherever the module binds and uses it.
-
-    Args:
-        source: a skill module or an example's plan code.
-        old: the skill's current name.
-        new: its new name.
-        bare: also rename uses of ``old`` that nothing in the module binds (plan code that
-            lists the skill but does not import it).
-    """
-    wrapper = MetadataWrapper(cst.parse_module(source))
-    scopes = wrapper.resolve(ScopeProvider)
-    module_scope = scopes[wrapper.module]
-    assert module_scope is not None
-    names: set[cst.Name] = set()
-    definition: cst.CSTNode | None = None
-    for assignment in module_scope.assignments[old]:
-        node = getattr(assignment, "node", None)
-        aliased = isinstance(node, cst.ImportAlias) and node.asname is not None
-        if isinstance(node, cst.FunctionDef):
-            definition = node
-        if not aliased:
-            names.update(a.node for a in assignment.references if isinstance(a.node, cst.Name))
-    if bare:
-        for scope in {s for s in scopes.values() if s is not None}:
-            names.update(
-                a.node
-                for a in scope.accesses[old]
-                if not a.referents and isinstance(a.node, cst.Name)
-            )
-    return wrapper.module.visit(_Renamer(old, new, names, definition)).code
-
-
-def _example_text(example: Example) -> str:
-    # Reuse the canonical example writer so a renamed example reads like every other.
-    with tempfile.TemporaryDirectory() as folder:
-        return save_example(example, Path(folder)).read_text(encoding="utf-8")
-
-
-def stage_rename(workspace: Workspace, old: str, new: str) -> Patch:
-    """Stage renaming a skill: its module file, its function, and every import and call of it.
-
-    Raises:
-        UnknownSkillError: there is no ``skills/<old>.py``.
-        ValidationError: ``new`` is not a free identifier, or an edited module would be invalid.
-    """
-    known = _library_names(workspace)
-    if old not in known:
-        raise UnknownSkillError(old, known)
-    if not new.isidentifier() or new.startswith("_") or new in known:
-        raise ValidationError(
-            f"cannot rename '{old}' to '{new}'; nothing was changed",
-            ["choose a lower_snake_case name that no other skill has"],
-        )
-    changes: list[FileChange] = []
-    for path in skill_paths(workspace.skills_dir):
-        before = path.read_text(encoding="utf-8")
-        if path.stem == old:
-            after = rename_in_source(before, old, new)
-            target = workspace.skills_dir / f"{new}.py"
-            validate_module(after, new, f"skills/{new}.py")
-            changes += [FileChange(target, None, after), FileChange(path, before, None)]
-        elif f"skills.{old}" in before:
-            after = rename_in_source(before, old, new)
-            validate_module(after, path.stem, f"skills/{path.name}")
-            changes.append(FileChange(path, before, after))
-    for path, example in iter_examples(workspace.examples_dir):
-        if old not in example.skills and f"skills.{old}" not in example.code:
-            continue
-        renamed = example.model_copy(
-            update={
-                "code": rename_in_source(example.code, old, new, bare=old in example.skills),
-                "skills": [new if s == old else s for s in example.skills],
-            }
-        )
-        changes.append(FileChange(path, path.read_text(encoding="utf-8"), _example_text(renamed)))
-    return Patch(tuple(changes), f"renamed {old} to {new}")

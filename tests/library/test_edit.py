@@ -3,21 +3,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
-from lyra.examples import Example, load_example, save_example
 from lyra.library.edit import (
     ImportSpec,
-    add_imports,
-    merge_answer,
+    add_import_specs,
+    drop_unused_skill_imports,
+    merge_and_validate,
     new_module,
-    replace_body,
-    replace_docstring,
-    replace_signature,
     stage_answer,
     stage_new_skill,
-    stage_rename,
-    upsert_helper,
     write_atomic,
 )
 from lyra.library.errors import SignatureError, ValidationError
@@ -47,33 +43,14 @@ def grab(obj: str) -> None:
 '''
 
 
-def test_replace_body_keeps_docstring_comments_and_helpers() -> None:
-    assert replace_body(MODULE, "grab", "pick(obj)\nplace(ee_pose())") == MODULE.replace(
-        "    # first, pick it\n    pick(obj)\n", "    pick(obj)\n    place(ee_pose())\n"
+def test_a_helper_is_replaced_in_place_or_added_at_the_end() -> None:
+    replaced = merge_and_validate(
+        MODULE, "def _lift(x: float) -> float:\n    return 2 * x\n", "grab"
     )
-
-
-def test_replace_docstring() -> None:
-    new = replace_docstring(MODULE, "grab", "Grab firmly.\n\nArgs:\n    obj: the object.")
-    assert new == MODULE.replace(
-        '    """Grab an object.\n\n    Args:\n        obj: what to grab.\n    """\n',
-        '    """Grab firmly.\n\n    Args:\n        obj: the object.\n    """\n',
-    )
-
-
-def test_replace_signature_keeps_body() -> None:
-    new = replace_signature(MODULE, "grab", "def grab(obj: str, *, lift: bool = False) -> None:")
-    assert new == MODULE.replace(
-        "def grab(obj: str) -> None:", "def grab(obj: str, *, lift: bool = False) -> None:"
-    )
-
-
-def test_upsert_helper_replaces_and_adds() -> None:
-    replaced = upsert_helper(MODULE, "def _lift(x: float) -> float:\n    return 2 * x\n")
     assert replaced == MODULE.replace("    return x + _CLEAR\n", "    return 2 * x\n").replace(
         "def _lift(x: float) -> float:  # keep me", "def _lift(x: float) -> float:"
     )
-    added = upsert_helper(MODULE, "def _drop() -> None:\n    place(ee_pose())\n")
+    added = merge_and_validate(MODULE, "def _drop() -> None:\n    place(ee_pose())\n", "grab")
     assert (
         added
         == MODULE.replace(
@@ -84,26 +61,24 @@ def test_upsert_helper_replaces_and_adds() -> None:
     )
 
 
-def test_add_imports_merges_and_never_duplicates() -> None:
+def test_added_imports_are_merged_sorted_into_sections_and_never_duplicated() -> None:
     source = "import math\n\nfrom lyra.api import pick\n\n\ndef f():\n    pass\n"
-    new = add_imports(
-        source,
-        [
-            ImportSpec("lyra.api", "place"),
-            ImportSpec("lyra.api", "pick"),
-            ImportSpec(None, "math"),
-            ImportSpec(None, "numpy", "np"),
-            ImportSpec("skills.stack", "stack"),
-        ],
-    )
+    specs = [
+        ImportSpec("lyra.api", "place"),
+        ImportSpec("lyra.api", "pick"),
+        ImportSpec(None, "math"),
+        ImportSpec(None, "numpy", "np"),
+        ImportSpec("skills.stack", "stack"),
+    ]
+    new = add_import_specs(cst.parse_module(source), specs).code
     assert new == (
         "import math\n\nimport numpy as np\n\nfrom lyra.api import pick, place\n"
         "from skills.stack import stack\n\n\ndef f():\n    pass\n"
     )
-    assert add_imports(new, [ImportSpec("lyra.api", "place")]) == new
+    assert add_import_specs(cst.parse_module(new), [ImportSpec("lyra.api", "place")]).code == new
 
 
-def test_merge_answer_keeps_untouched_code_and_adds_only_needed_imports() -> None:
+def test_merge_keeps_untouched_code_and_adds_only_needed_imports() -> None:
     answer = (
         "import math\n"
         "import numpy as np\n"
@@ -113,7 +88,7 @@ def test_merge_answer_keeps_untouched_code_and_adds_only_needed_imports() -> Non
         "    if lift:\n"
         "        place(relative_point(obj, 0.0, dz=_lift(math.pi)))\n"
     )
-    assert merge_answer(MODULE, answer, ["stack"]) == (
+    assert merge_and_validate(MODULE, answer, "grab", ["stack"]) == (
         '"""Grip helpers."""\n\n'
         "import math\n\n"
         "from lyra.api import pick, place, relative_point  # the only primitive so far\n\n"
@@ -126,9 +101,11 @@ def test_merge_answer_keeps_untouched_code_and_adds_only_needed_imports() -> Non
     )
 
 
-def test_merge_answer_refuses_top_level_code() -> None:
+def test_merge_refuses_top_level_code() -> None:
     with pytest.raises(ValidationError) as caught:
-        merge_answer(MODULE, "def grab(obj: str) -> None:\n    pick(obj)\n\ngrab('a')\n")
+        merge_and_validate(
+            MODULE, "def grab(obj: str) -> None:\n    pick(obj)\n\ngrab('a')\n", "grab"
+        )
     assert str(caught.value) == (
         "the answer has statements outside any function; nothing was changed\n"
         "  line 4: only imports, constants and function definitions belong at the top level "
@@ -217,43 +194,6 @@ def test_removed_parameter_names_the_skill_call_site(workspace: Workspace) -> No
     )
 
 
-def test_rename_updates_module_call_sites_and_examples(workspace: Workspace) -> None:
-    patch = stage_rename(workspace, "pick_onto", "put_on")
-    patch.apply()
-    skills = workspace.skills_dir
-    assert not (skills / "pick_onto.py").exists()
-    assert (
-        (skills / "put_on.py")
-        .read_text()
-        .startswith(
-            "from lyra.api import pick, place, relative_point\n\n\n"
-            "def put_on(obj: str, target: str) -> None:\n"
-        )
-    )
-    assert (skills / "stack.py").read_text().splitlines()[0] == "from skills.put_on import put_on"
-    assert "        put_on(upper, lower)\n" in (skills / "stack.py").read_text()
-    patch = stage_rename(workspace, "stack", "tower")
-    patch.apply()
-    example = load_example(workspace.examples_dir / "tower.yaml")
-    assert example.code == "from skills.tower import tower\n\ntower(['a', 'b'])\n"
-    assert example.skills == ["tower"]
-
-
-def test_rename_of_bare_calls_in_plans_that_list_the_skill(workspace: Workspace) -> None:
-    save_example(
-        Example(
-            id="bare", instruction="i", code="for b in ['x']:\n    stack([b])\n", skills=["stack"]
-        ),
-        workspace.examples_dir,
-    )
-    with pytest.raises(ValidationError):
-        stage_rename(workspace, "stack", "pick_onto")
-    stage_rename(workspace, "stack", "tower").apply()
-    assert load_example(workspace.examples_dir / "bare.yaml").code == (
-        "for b in ['x']:\n    tower([b])\n"
-    )
-
-
 def test_crash_between_temp_write_and_rename_keeps_old_module(
     workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -275,17 +215,16 @@ def test_crash_between_temp_write_and_rename_keeps_old_module(
 
 
 def test_a_new_module_ends_with_a_newline() -> None:
-    from lyra.library.edit import merge_answer
-
-    text = merge_answer(None, 'def f(x: int) -> None:\n    """Do nothing."""\n    return None')
-    assert text == 'def f(x: int) -> None:\n    """Do nothing."""\n    return None\n'
+    text = merge_and_validate(None, 'def f() -> None:\n    """Do nothing."""\n    return None', "f")
+    assert text == 'def f() -> None:\n    """Do nothing."""\n    return None\n'
 
 
 TOWER_MODULE = '''\
 import math
 
 from skills.put_on import put_on
-from skills.lift import lift, lower
+from skills.lift import lift
+from skills.lower import lower
 from lyra.api import object_pose, put_first_on_second
 
 
@@ -309,14 +248,22 @@ def test_an_edit_drops_the_skill_imports_its_code_no_longer_uses() -> None:
         "        put_first_on_second(above, below)\n"
         "        lower(object_pose(below).position.z)\n"
     )
-    merged = merge_answer(TOWER_MODULE, answer, skills=["put_on", "lift"])
-    # put_on is no longer called: its import goes, its blank line stays; of lift's module only
-    # the name still used stays; lyra.api imports are not touched.
+    merged = merge_and_validate(TOWER_MODULE, answer, "tower", skills=["put_on", "lift", "lower"])
+    # put_on and lift are no longer called: their imports go, the blank line above them stays;
+    # lyra.api imports are not touched.
     assert merged == (
         "import math\n"
         "\n"
-        "from skills.lift import lower\n"
+        "from skills.lower import lower\n"
         "from lyra.api import object_pose, put_first_on_second\n"
         "\n"
         "\n" + answer
+    )
+
+
+def test_of_a_skill_import_only_the_names_still_used_stay() -> None:
+    # The policy allows one name per skill import, but a hand-edited module may hold more.
+    text = "from skills.lift import lift, lower\n\nlower(1.0)\n"
+    assert drop_unused_skill_imports(cst.parse_module(text), text)[1] == (
+        "from skills.lift import lower\n\nlower(1.0)\n"
     )

@@ -1,11 +1,20 @@
 """The tabletop behind the Backend protocol: snapshots, their tolerances, the scene text."""
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from envs.ravens.backend import RavensBackend
-from lyra.backend import Backend, backend_spec, make
+from lyra.backend import (
+    DEFAULT_BACKEND,
+    Backend,
+    backend_spec,
+    load_scene_file,
+    make,
+    resolve_alias,
+)
+from lyra.examples import load_example
 
 
 @pytest.fixture
@@ -24,6 +33,23 @@ def test_ravens_is_registered_through_its_entry_point() -> None:
         assert isinstance(backend, RavensBackend) and isinstance(backend, Backend)
     finally:
         backend.close()
+
+
+def test_the_tabletop_answers_to_its_alias() -> None:
+    assert resolve_alias("tabletop") == "ravens"
+    assert resolve_alias("ravens") == "ravens"
+    assert resolve_alias("table") == "table"  # backend_spec reports it, with the known names
+
+
+def test_files_that_name_no_backend_are_the_tabletops(tmp_path: Path) -> None:
+    # Written before there were other backends; they must read as they always did.
+    assert DEFAULT_BACKEND == "ravens"
+    scene = tmp_path / "scene.yaml"
+    scene.write_text("objects:\n  - {type: block, color: red}\n")
+    assert load_scene_file(scene)[0] == "ravens"
+    example = tmp_path / "old.yaml"
+    example.write_text("id: old\ninstruction: Do nothing.\ncode: pass\n")
+    assert load_example(example).backend == "ravens"
 
 
 def test_snapshots_differ_by_position_or_turn(ravens: Backend) -> None:

@@ -128,7 +128,9 @@ def test_offset_along_world_axes() -> None:
 
 def test_from_spec_builds_and_checks_all() -> None:
     s = state(box("a", 0.5, 0, 0.02), box("b", 0.5, 0, 0.06))
-    assert from_spec([{"stacked": ["a", "b"]}, {"on_table": "a"}], PREDICATES)(s)
+    check = from_spec([{"stacked": ["a", "b"]}, {"on_table": "a"}], PREDICATES)
+    assert check(s)
+    assert check.objects == frozenset({"a", "b"})
     assert (
         from_spec({"on_top": {"upper": "a", "lower": "b"}}, PREDICATES)(s).reason
         == "'a' is 80.0 mm into the top of 'b'"
