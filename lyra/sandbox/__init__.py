@@ -3,7 +3,9 @@
 The backend (a simulator, a robot) stays in this, the trusted, process and in the thread that
 calls :func:`run_code`. The code runs in a code worker (:mod:`lyra.sandbox.worker`), forked from
 a clean zygote, that reaches the backend only through primitive calls sent over a pipe as values;
-each call runs here, in this thread, under the budgets, and its result goes back as values. So:
+each call runs here, in this thread, under the budgets, and its result goes back as values. A
+console (:func:`open_console`) keeps one worker and its namespace for many blocks of code, under
+the same confinement, with the budgets counted over all of them. So:
 
 * the code's own running time has a limit, and the time a primitive takes does not count
   against it: a slow machine makes motions slower, not plans "stuck";
@@ -19,7 +21,7 @@ import contextlib
 import dataclasses
 import tempfile
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,15 +32,19 @@ from lyra.policy import MAX_SOURCE_BYTES
 from lyra.sandbox import wire
 from lyra.sandbox.confine import LAYERS, Limits
 from lyra.sandbox.worker import MAX_FEEDBACK_CHARS, MAX_OUTPUT_CHARS, ErrorKind
-from lyra.sandbox.zygote import fork_worker
+from lyra.sandbox.zygote import Worker, fork_worker
 
 __all__ = [
     "LAYERS",
     "MAX_OUTPUT_CHARS",
     "MAX_SOURCE_BYTES",
+    "Console",
+    "ConsoleResult",
+    "EndConsole",
     "ErrorKind",
     "Limits",
     "RunResult",
+    "open_console",
     "run_code",
 ]
 
@@ -75,6 +81,40 @@ class RunResult:
     output: str = ""
     code_s: float = 0.0
     confined: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConsoleResult:
+    """What one block of code typed into a console did.
+
+    Attributes:
+        ok: the block ran to its end within the limits without raising, or a trusted function
+            ended the session in it.
+        text: what the console prints after the block: what it printed and the reprs of its
+            expression statements' values (None prints nothing), then the traceback of the
+            exception it raised or the feedback on why it did not run or was stopped; "" when
+            there is nothing to print.
+        error: which kind of failure, as :attr:`RunResult.error`; None when ok. A block sent
+            after the session ended repeats the kind that ended it (None: a trusted function
+            or close ended it).
+        primitive_calls: the session's primitive calls so far, this block's included.
+        ended: why the session is over, on the block that ended it and every block after;
+            "" while it goes on.
+    """
+
+    ok: bool
+    text: str
+    error: ErrorKind | None = None
+    primitive_calls: int = 0
+    ended: str = ""
+
+
+class EndConsole(Exception):
+    """Raised by a console's trusted function to end the session at that call.
+
+    The block that called the function stops there, the worker is killed, and the block's
+    result carries the exception's message in ``ended``; nothing more runs in the console.
+    """
 
 
 def skill_sources(skills_root: Path | None) -> dict[str, str]:
@@ -125,39 +165,181 @@ def run_code(
         The outcome, with feedback text the LLM can act on when it is not ok.
     """
     start = time.monotonic()
+    server = _Server(target, timeout_s, max_primitive_calls, max_sim_seconds, on_primitive, {})
+    setup = _setup(skills_root, timeout_s, limits, require, extra_globals or {}, {}, False)
+    with _worker(setup) as worker:
+        done = server.serve(worker.sock, source, filename)
+    return _result(done, server, time.monotonic() - start, require)
+
+
+@contextlib.contextmanager
+def open_console(
+    target: object,
+    *,
+    skills_root: Path | None = None,
+    timeout_s: float = 30.0,
+    max_primitive_calls: int = 1000,
+    max_sim_seconds: float | None = None,
+    on_primitive: Callable[[str], None] | None = None,
+    functions: Mapping[str, Callable[..., Any]] | None = None,
+    limits: Limits | None = None,
+    require: Collection[str] = (),
+) -> Iterator[Console]:
+    """Open a console: one confined worker whose namespace lives across blocks of code.
+
+    Each block is checked as :func:`run_code` checks code, and runs as the Python console runs
+    its input. The budgets are totals over the session; the worker is killed when one runs out,
+    when a trusted function raises :class:`EndConsole`, and when the console closes.
+
+    Args:
+        target: as :func:`run_code`'s.
+        skills_root: as :func:`run_code`'s.
+        timeout_s: the limit on the code's own running time over every block, in seconds; time
+            inside primitives and trusted functions, and between blocks, does not count.
+        max_primitive_calls: how many lyra.api primitives the blocks may call in all.
+        max_sim_seconds: as :func:`run_code`'s: the backend's simulated time the session may
+            reach.
+        on_primitive: as :func:`run_code`'s.
+        functions: names the code's namespace gets, served here as primitives are (values in,
+            values out) but not counted as primitive calls; each runs in this process and may
+            raise EndConsole.
+        limits: as :func:`run_code`'s (the CPU-time backstop covers the whole session).
+        require: as :func:`run_code`'s.
+
+    Yields:
+        The console; it is closed when the ``with`` statement ends.
+
+    Raises:
+        ValueError: a function's name is not a public identifier or is one of lyra.api's.
+    """
+    functions = dict(functions or {})
+    for name in functions:
+        if not name.isidentifier() or name.startswith("_") or name in api.__all__:
+            raise ValueError(
+                f"a console function needs a public name that lyra.api does not use: {name!r}"
+            )
+    server = _Server(
+        target, timeout_s, max_primitive_calls, max_sim_seconds, on_primitive, functions
+    )
+    setup = _setup(skills_root, timeout_s, limits, require, {}, functions, True)
+    with _worker(setup) as worker:
+        console = Console(worker, server, require)
+        try:
+            yield console
+        finally:
+            console.close()
+
+
+class Console:
+    """A Python console on a confined worker, made by :func:`open_console`.
+
+    Attributes:
+        ended: why the session is over ("" while it goes on).
+    """
+
+    def __init__(self, worker: Worker, server: _Server, require: Collection[str]) -> None:
+        self._worker = worker
+        self._server = server
+        self._require = require
+        self._blocks = 0
+        # The kind of failure that ended the session (None: a trusted function or close did).
+        self._end_kind: ErrorKind | None = None
+        self.ended = ""
+
+    @property
+    def pid(self) -> int:
+        """The worker's process id."""
+        return self._worker.pid
+
+    def run(self, code: str) -> ConsoleResult:
+        """Check one block of code and run it in the namespace the earlier blocks left.
+
+        Never raises for bad code: a refused block, an exception and an exhausted budget all
+        become the result's text; the last ends the session.
+        """
+        calls = self._server.calls
+        if self.ended:
+            text = f"nothing was run: the console has ended ({self.ended})\n"
+            return ConsoleResult(False, text, self._end_kind, calls, self.ended)
+        # Named as Python 3.13's console names its inputs, so tracebacks into earlier blocks
+        # quote the right lines.
+        filename = f"<python-input-{self._blocks}>"
+        self._blocks += 1
+        started = time.monotonic()
+        try:
+            done = self._server.serve(self._worker.sock, code, filename)
+        except BaseException:
+            # Interrupted (Ctrl-C) mid-block: the worker may be waiting for a reply.
+            self._end(None, "it was interrupted")
+            raise
+        result = _result(done, self._server, time.monotonic() - started, self._require)
+        calls = self._server.calls
+        if self._server.ended:
+            self._end(None, self._server.ended)
+            return ConsoleResult(True, _console_text(result.output, ""), None, calls, self.ended)
+        if result.error in ("budget", "timeout"):
+            self._end(result.error, self._server.stopped or result.feedback)
+        text = _console_text(result.output, result.feedback)
+        return ConsoleResult(result.ok, text, result.error, calls, self.ended)
+
+    def close(self) -> None:
+        """End the session and kill the worker (nothing of it outlives the console)."""
+        self._end(None, "it was closed")
+
+    def _end(self, kind: ErrorKind | None, why: str) -> None:
+        if not self.ended:
+            self.ended, self._end_kind = why, kind
+        self._worker.kill()
+
+
+def _console_text(output: str, feedback: str) -> str:
+    """What the console prints for a block: its output, then the error, each ending a line."""
+    if output and feedback and not output.endswith("\n"):
+        output += "\n"
+    return output + (f"{feedback}\n" if feedback else "")
+
+
+def _setup(
+    skills_root: Path | None,
+    timeout_s: float,
+    limits: Limits | None,
+    require: Collection[str],
+    extra_globals: Mapping[str, Any],
+    functions: Mapping[str, Callable[..., Any]],
+    interactive: bool,
+) -> dict[str, Any]:
+    """The worker's setup message (see :func:`lyra.sandbox.worker.serve`), less its scratch."""
+    # The CPU-time backstop: twice the time limit, plus the start.
     limits = limits or Limits(cpu_seconds=max(10, round(2 * timeout_s) + 5))
-    server = _Server(target, max_primitive_calls, max_sim_seconds, on_primitive)
+    return {
+        "skills": skill_sources(skills_root),
+        "code_seconds": timeout_s,
+        "globals": wire.encode(dict(extra_globals)),
+        "functions": list(functions),
+        "interactive": interactive,
+        "limits": dataclasses.asdict(limits),
+        "require": list(require),
+    }
+
+
+@contextlib.contextmanager
+def _worker(setup: dict[str, Any]) -> Iterator[Worker]:
+    """A fresh worker with a scratch folder of its own, set up; killed, then the folder gone."""
     with tempfile.TemporaryDirectory(prefix="lyra-code-") as scratch:
         worker = fork_worker()
         try:
-            wire.send(
-                worker.sock,
-                {
-                    "code": source,
-                    "filename": filename,
-                    "skills": skill_sources(skills_root),
-                    "code_seconds": timeout_s,
-                    "globals": wire.encode(dict(extra_globals or {})),
-                    "scratch": scratch,
-                    "limits": dataclasses.asdict(limits),
-                    "require": list(require),
-                },
-            )
-            done, code_s = server.serve(worker.sock, timeout_s + GRACE_S)
+            wire.send(worker.sock, {**setup, "scratch": scratch})
+            yield worker
         finally:
             # Gone before its scratch folder is: it cannot write there while it is removed.
             worker.kill()
-    return _result(done, server, time.monotonic() - start, code_s, require)
 
 
 def _result(
-    done: dict[str, Any] | None,
-    server: _Server,
-    wall: float,
-    code_s: float,
-    require: Collection[str],
+    done: dict[str, Any] | None, server: _Server, wall: float, require: Collection[str]
 ) -> RunResult:
     """The outcome from the worker's report, trusting none of it that can be checked here."""
+    code_s = server.code_s
     if done is None:
         return RunResult(False, server.lost, server.calls, wall, "timeout", code_s=code_s)
     reported = done.get("kind")
@@ -182,54 +364,71 @@ def _result(
 
 
 class _Server:
-    """The trusted end of one run: answers the worker's primitive calls against the target."""
+    """The trusted end of a session: answers the worker's calls against the target.
+
+    Its counts (primitive calls, the code's own time) run over every block of the session.
+    """
 
     def __init__(
         self,
         target: object,
+        timeout_s: float,
         budget: int,
         max_sim_seconds: float | None,
         on_primitive: Callable[[str], None] | None,
+        functions: Mapping[str, Callable[..., Any]],
     ) -> None:
         self.target = target
+        self.timeout_s = timeout_s
         self.budget = budget
         self.max_sim_seconds = max_sim_seconds
         self.on_primitive = on_primitive
+        self.functions = functions
         self.calls = 0
+        # The code's own time so far: this side's wait for the worker's messages.
+        self.code_s = 0.0
         # Why the code was stopped ("" while it was not), as the worker reports it.
         self.stopped = ""
+        # Why a trusted function ended the session ("" while none did).
+        self.ended = ""
         # Why no result came back, when none did.
         self.lost = ""
 
-    def serve(self, sock: Any, limit_s: float) -> tuple[dict[str, Any] | None, float]:
-        """Answer calls until the worker reports the end; (its report or None, its own time).
+    def serve(self, sock: Any, code: str, filename: str) -> dict[str, Any] | None:
+        """Send a block, answer its calls until the worker reports its end; the report, or None.
 
         The worker's own time runs while this side waits for its next message, whole: a worker
         that sends a byte at a time is on the clock all the same.
         """
-        code_s = 0.0
+        limit_s = self.timeout_s + GRACE_S
+        reply: dict[str, Any] = {"code": code, "filename": filename}
         with use(self.target):
             while True:
                 waited = time.monotonic()
                 try:
-                    message = wire.receive(sock, deadline=waited + max(limit_s - code_s, 0.001))
-                    code_s += time.monotonic() - waited
+                    wire.send(sock, reply)
+                    message = wire.receive(
+                        sock, deadline=waited + max(limit_s - self.code_s, 0.001)
+                    )
+                    self.code_s += time.monotonic() - waited
                     if "done" in message and isinstance(message["done"], dict):
-                        return message["done"], code_s
-                    wire.send(sock, self._answer(message))
+                        return message["done"]
+                    reply = self._answer(message)
                 except TimeoutError:
+                    self.code_s += time.monotonic() - waited
                     self.lost = (
-                        f"the code was stopped after {limit_s - GRACE_S:g} s of its own time (the "
+                        f"the code was stopped after {self.timeout_s:g} s of its own time (the "
                         "limit): it was stuck inside a call that never returns, such as summing "
                         "an endless iterator; make every loop end"
                     )
-                    return None, code_s + time.monotonic() - waited
+                    return None
                 except (OSError, wire.WireError) as error:
+                    self.code_s += time.monotonic() - waited
                     self.lost = (
                         "the code's process ended without a result (it crashed, or ran out of "
                         f"memory): {error}; make the plan smaller"
                     )
-                    return None, code_s + time.monotonic() - waited
+                    return None
                 except BaseException:
                     # Interrupted here (Ctrl-C) while the backend may be moving: stop it.
                     stop = getattr(self.target, "stop", None)
@@ -239,39 +438,51 @@ class _Server:
 
     def _answer(self, message: dict[str, Any]) -> dict[str, Any]:
         name = message.get("call")
-        if not isinstance(name, str) or name not in api.PRIMITIVES:
+        function = self.functions.get(name) if isinstance(name, str) else None
+        if function is None and (not isinstance(name, str) or name not in api.PRIMITIVES):
             return {"error": {"type": "AttributeError", "message": f"no primitive {name!r}"}}
+        if function is None:
+            self.stopped = self.stopped or self._over_budget()
+        if self.stopped or self.ended:
+            # Nothing more is served once the code is stopped, however it goes on.
+            return {"stop": self.stopped or self.ended}
+        if function is None:
+            self.calls += 1
+        try:
+            args = wire.decode(message.get("args", []))
+            kwargs = wire.decode(message.get("kwargs", {}))
+            if not isinstance(args, list) or not isinstance(kwargs, dict):
+                raise wire.WireError("a call's arguments must be a list and a dict")
+            value = (function or getattr(api, str(name)))(*args, **kwargs)
+            reply: dict[str, Any] = {"value": wire.encode(value)}
+        except EndConsole as end:
+            self.ended = _text(end)[:MAX_FEEDBACK_CHARS] or "a console function ended it"
+            return {"stop": self.ended}
+        except Exception as error:  # the call's error is the code's to handle
+            text = _text(error)[:MAX_FEEDBACK_CHARS]
+            reply = {"error": {"type": type(error).__name__, "message": text}}
+        if function is None and self.on_primitive is not None:
+            self.on_primitive(str(name))
+        return reply
+
+    def _over_budget(self) -> str:
+        """Why one more primitive call is over a budget; "" when it is not."""
         if self.calls >= self.budget:
-            self.stopped = (
+            return (
                 f"the code called more than {self.budget} primitives (the limit) and was "
                 "stopped; look for a loop that repeats primitive calls"
             )
-            return {"stop": self.stopped}
         sim_time = getattr(self.target, "sim_time", None)
         if (
             self.max_sim_seconds is not None
             and sim_time is not None
             and (sim_time > self.max_sim_seconds)
         ):
-            self.stopped = (
+            return (
                 f"the plan used more than {self.max_sim_seconds:g} s of simulated time (the "
                 "limit) and was stopped; look for motions repeated in a loop"
             )
-            return {"stop": self.stopped}
-        self.calls += 1
-        try:
-            args = wire.decode(message.get("args", []))
-            kwargs = wire.decode(message.get("kwargs", {}))
-            if not isinstance(args, list) or not isinstance(kwargs, dict):
-                raise wire.WireError("a call's arguments must be a list and a dict")
-            value = getattr(api, name)(*args, **kwargs)
-            reply: dict[str, Any] = {"value": wire.encode(value)}
-        except Exception as error:  # the primitive's error is the code's to handle
-            text = _text(error)[:MAX_FEEDBACK_CHARS]
-            reply = {"error": {"type": type(error).__name__, "message": text}}
-        if self.on_primitive is not None:
-            self.on_primitive(name)
-        return reply
+        return ""
 
 
 def _text(error: BaseException) -> str:

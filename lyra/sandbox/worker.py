@@ -1,16 +1,18 @@
 """The code worker: the process that checks generated code and runs it, far from the backend.
 
-It starts as a fork of the zygote (:mod:`lyra.sandbox.zygote`), receives one job (the code, the
-skill modules it may import, its time limit) and runs it. The primitives it sees are stand-ins:
-each call is sent to the trusted process as values, run there against the real backend, and its
-result (or its error) comes back as values; nothing of the trusted side is reachable from here.
-What this process enforces is the friendly layer that turns mistakes into feedback the LLM can
-act on: each module is parsed, checked against :mod:`lyra.policy` and a few rules of its own,
-and every ``skills.*`` import resolved to a module it was given; the code sees builtins without
-I/O or reflection, an import function that admits only the allow-listed modules (as read-only
-views of their public names), and a deadline on its own running time, which the time the trusted
-side spends inside a primitive does not count against. The trusted side counts the primitive
-calls and the simulated time, and kills this process if it stops answering.
+It starts as a fork of the zygote (:mod:`lyra.sandbox.zygote`), receives a session's setup (the
+skill modules it may import, its time limit) and runs each block of code it is then sent: one
+for a plain run, one after another in one namespace for a console. The primitives it sees are
+stand-ins: each call is sent to the trusted process as values, run there against the real
+backend, and its result (or its error) comes back as values; nothing of the trusted side is
+reachable from here. What this process enforces is the friendly layer that turns mistakes into
+feedback the LLM can act on: each module is parsed, checked against :mod:`lyra.policy` and a
+few rules of its own, and every ``skills.*`` import resolved to a module it was given; the code
+sees builtins without I/O or reflection, an import function that admits only the allow-listed
+modules (as read-only views of their public names), and a deadline on its own running time,
+which the time the trusted side spends inside a primitive does not count against. The trusted
+side counts the primitive calls and the simulated time, and kills this process if it stops
+answering.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import importlib
 import io
 import os
 import socket
+import sys
 import time
 import traceback
 import types
@@ -39,7 +42,7 @@ from lyra.policy import (
     parse_generated,
 )
 from lyra.sandbox import wire
-from lyra.sandbox.confine import Limits, confine
+from lyra.sandbox.confine import Confinement, Limits, confine
 
 ErrorKind = Literal["policy", "syntax", "timeout", "budget", "exception"]
 
@@ -49,6 +52,9 @@ MAX_FEEDBACK_CHARS = 20_000
 _TICK = "__lyra_tick__"
 # Feedback quotes a source line under the message that points at it.
 _INDENT = "\n    "
+# A deeper console traceback shows this many outermost and innermost frames, so that its last
+# line, the exception, stays within MAX_FEEDBACK_CHARS.
+_EDGE_FRAMES = 10
 
 # Builtins generated code does not get, beyond the policy's: the interactive helpers, which
 # print or leave the interpreter.
@@ -135,45 +141,63 @@ class _Refused(Exception):
 
 
 def serve(sock: socket.socket) -> None:
-    """Receive one job from the trusted process, run it, and send back how it ended.
+    """Receive a session's setup from the trusted process, then run each block it sends.
 
-    The job is ``{"code", "filename", "skills": {name: source}, "code_seconds", "globals",
-    "scratch", "limits", "require"}``; the worker confines itself (:mod:`lyra.sandbox.confine`)
-    before it looks at the code, and answers ``{"done": {"kind", "feedback", "output",
-    "confined"}}`` after any number of primitive calls in between.
+    The setup is ``{"skills": {name: source}, "code_seconds", "globals", "functions",
+    "interactive", "scratch", "limits", "require"}``; the worker confines itself
+    (:mod:`lyra.sandbox.confine`) before it reads any code. Each block is ``{"code",
+    "filename"}``, run in the namespace the earlier ones left, and answered ``{"done": {"kind",
+    "feedback", "output", "confined"}}`` after any number of calls in between. The worker waits
+    for blocks until the trusted process closes the connection or kills it.
     """
     # What generated code or numpy prints at the C level goes nowhere; print() is collected.
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    job = wire.receive(sock)
-    confinement = confine(Path(job["scratch"]), Limits(**job["limits"]))
-    lacking = [layer for layer in job["require"] if layer not in confinement.applied]
-    if lacking:
-        reasons = "; ".join(
-            f"{layer}: {confinement.missing.get(layer, 'not a layer lyra knows')}"
-            for layer in lacking
-        )
-        feedback = (
-            f"the code was not run: this machine cannot confine it as required ({reasons}); "
-            "run on a machine with these layers, or do not require them"
-        )
-        wire.send(sock, {"done": {"kind": "policy", "feedback": feedback, "output": ""}})
-        return
+    setup = wire.receive(sock)
+    confinement = confine(Path(setup["scratch"]), Limits(**setup["limits"]))
+    refusal = _unconfined(setup["require"], confinement)
     run = _Run(
-        job["filename"],
-        job["skills"],
-        float(job["code_seconds"]),
+        setup["skills"],
+        float(setup["code_seconds"]),
         _Channel(sock),
+        wire.decode(setup["globals"]),
+        setup["functions"],
+        interactive=bool(setup["interactive"]),
     )
-    kind, feedback = run.run(job["code"], wire.decode(job["globals"]))
-    done = {
-        "kind": kind,
-        "feedback": feedback[:MAX_FEEDBACK_CHARS],
-        "output": run.output.getvalue()[:MAX_OUTPUT_CHARS],
-        "confined": list(confinement.applied),
-    }
-    wire.send(sock, {"done": done})
+    # Interactive blocks print their expression statements' values through this hook.
+    sys.displayhook = run.display
+    while True:
+        try:
+            block = wire.receive(sock)
+        except wire.ClosedError:
+            return
+        kind: ErrorKind | None
+        if refusal:
+            kind, feedback = "policy", refusal
+        else:
+            kind, feedback = run.run(str(block["code"]), str(block["filename"]))
+        done = {
+            "kind": kind,
+            "feedback": feedback[:MAX_FEEDBACK_CHARS],
+            "output": run.output.getvalue()[:MAX_OUTPUT_CHARS],
+            "confined": list(confinement.applied),
+        }
+        wire.send(sock, {"done": done})
+
+
+def _unconfined(require: Iterable[str], confinement: Confinement) -> str:
+    """Why no code may run, when a required layer is missing; "" when none is."""
+    lacking = [layer for layer in require if layer not in confinement.applied]
+    if not lacking:
+        return ""
+    reasons = "; ".join(
+        f"{layer}: {confinement.missing.get(layer, 'not a layer lyra knows')}" for layer in lacking
+    )
+    return (
+        f"the code was not run: this machine cannot confine it as required ({reasons}); "
+        "run on a machine with these layers, or do not require them"
+    )
 
 
 class _Channel:
@@ -212,16 +236,31 @@ def _exception(error: Mapping[str, Any]) -> Exception:
 
 
 class _Run:
-    """The state of one run: loaded skills, module views, the counters and the outcome."""
+    """The state of a session: loaded skills, module views, the namespace, the time left.
+
+    A plain run is a session of one block; a console's blocks share the namespace, the skills
+    and the time left, and each has its own output and outcome.
+    """
 
     def __init__(
-        self, filename: str, skills: Mapping[str, str], code_seconds: float, channel: _Channel
+        self,
+        skills: Mapping[str, str],
+        code_seconds: float,
+        channel: _Channel,
+        extra_globals: Mapping[str, Any],
+        functions: Iterable[str],
+        *,
+        interactive: bool,
     ) -> None:
-        self.filename = filename
+        self.filename = ""
         self.skills = skills
         self.code_seconds = code_seconds
-        # Moved on by the time each primitive takes: the limit is on the code's own time.
-        self.deadline = time.monotonic() + code_seconds
+        self.interactive = interactive
+        # The code's own time left, over every block: the clock stops between blocks.
+        self.left = code_seconds
+        # Set as each block starts, and moved on by the time each call out takes: the limit
+        # is on the code's own time.
+        self.deadline = 0.0
         self.channel = channel
         self.timed_out = False
         # The trusted side's words when it stopped the code (a budget ran out).
@@ -236,6 +275,12 @@ class _Run:
             name: value for name, value in vars(builtins).items() if name not in _REFUSED_BUILTINS
         }
         self.builtins.update({"__import__": self.import_, "print": self.print_, _TICK: self.tick})
+        self.namespace: dict[str, Any] = {
+            "__name__": "__lyra_task__",
+            **extra_globals,
+            **{name: self.stand_in(name) for name in functions},
+            "__builtins__": self.builtins,
+        }
 
     # -- before running --------------------------------------------------------------------
 
@@ -256,7 +301,7 @@ class _Run:
                 "the code was not run: it breaks the rules for generated code:\n"
                 + "\n".join(lines),
             )
-        return self._compile(tree, self.filename)
+        return self._compile(tree, self.filename, interactive=self.interactive)
 
     def _parse(self, source: str, filename: str) -> ast.Module:
         self.sources[filename] = source.splitlines()
@@ -274,9 +319,15 @@ class _Run:
         )
         return _Refused("syntax", f"the code does not compile:\n{where}")
 
-    def _compile(self, tree: ast.Module, filename: str) -> types.CodeType:
+    def _compile(
+        self, tree: ast.Module, filename: str, *, interactive: bool = False
+    ) -> types.CodeType:
         tree = ast.fix_missing_locations(_Ticker().visit(tree))
         try:
+            if interactive:
+                # As the console compiles its input: expression statements outside functions
+                # and classes print their values (through sys.displayhook).
+                return compile(ast.Interactive(tree.body), filename, "single", dont_inherit=True)
             return compile(tree, filename, "exec", dont_inherit=True)
         except SyntaxError as error:
             # The compiler catches what the parser lets through ('return' outside a function).
@@ -314,22 +365,35 @@ class _Run:
 
     # -- while running ---------------------------------------------------------------------
 
-    def run(self, source: str, extra_globals: Mapping[str, Any]) -> tuple[ErrorKind | None, str]:
-        """Check and run the code; return the error kind (None when it ran) and the feedback."""
+    def run(self, source: str, filename: str) -> tuple[ErrorKind | None, str]:
+        """Check and run one block; return the error kind (None when it ran) and the feedback.
+
+        The block runs in the namespace the earlier blocks left. A stop or a timeout ends the
+        session: the trusted process sends no more blocks after one.
+        """
+        self.filename = filename
+        self.output = io.StringIO()
+        self.error = None
+        self.deadline = time.monotonic() + self.left
+        kind: ErrorKind | None
         try:
             code = self.prepare(source)
         except _Refused as refusal:
-            return refusal.kind, refusal.feedback
-        namespace: dict[str, Any] = {"__name__": "__lyra_task__", **extra_globals}
-        namespace["__builtins__"] = self.builtins
-        try:
-            exec(code, namespace)
-        except BaseException as error:  # everything the code raises becomes feedback
-            self.error = error
-        return self.outcome()
+            kind, feedback = refusal.kind, refusal.feedback
+        else:
+            try:
+                # Before the code starts: a block without loops or calls would never check.
+                self.tick()
+                exec(code, self.namespace)
+            except BaseException as error:  # everything the code raises becomes feedback
+                self.error = error
+            # Counted too: a hostile __str__ runs while the outcome is written.
+            kind, feedback = self.outcome()
+        self.left = self.deadline - time.monotonic()
+        return kind, feedback
 
-    def primitive(self, name: str) -> Callable[..., Any]:
-        """The stand-in for one lyra.api primitive: a call to the trusted process."""
+    def stand_in(self, name: str) -> Callable[..., Any]:
+        """A primitive's or a trusted function's stand-in: a call to the trusted process."""
 
         def call(*args: Any, **kwargs: Any) -> Any:
             self.tick()
@@ -345,15 +409,24 @@ class _Run:
             return wire.decode(reply["value"])
 
         call.__name__ = call.__qualname__ = name
-        call.__doc__ = getattr(api, name).__doc__
+        if name in api.PRIMITIVES:
+            call.__doc__ = getattr(api, name).__doc__
         return call
 
-    def tick(self) -> bool:
-        """Stop the code once past the deadline; true otherwise (it also sits in `if`s)."""
+    def tick(self) -> None:
+        """Stop the code once past the deadline.
+
+        It returns None, which a console prints nothing for where the check is a statement of
+        its own.
+        """
         if time.monotonic() > self.deadline:
             self.timed_out = True
             raise _Timeout()
-        return True
+
+    def display(self, value: object) -> None:
+        """Print an expression statement's value as the console does (None prints nothing)."""
+        if value is not None:
+            self.print_(repr(value))
 
     def print_(self, *values: object, sep: str | None = " ", end: str | None = "\n") -> None:
         """Collect what the code prints instead of writing to the terminal."""
@@ -391,7 +464,7 @@ class _Run:
                 setattr(
                     view,
                     attr,
-                    self.primitive(attr) if attr in api.PRIMITIVES else getattr(api, attr),
+                    self.stand_in(attr) if attr in api.PRIMITIVES else getattr(api, attr),
                 )
             self.views["lyra.api"] = view
         return self.views["lyra.api"]
@@ -444,21 +517,47 @@ class _Run:
         if self.error is not None:
             text = _message(self.error)
             name = type(self.error).__name__
-            return "exception", (f"{name}: {text}" if text else name) + where
+            last = f"{name}: {text}" if text else name
+            if self.interactive:
+                return "exception", self._traceback(self.error) + last
+            return "exception", last + where
         return None, ""
+
+    def _frames(self, error: BaseException | None) -> list[tuple[str, int, str]]:
+        """The generated-code frames an exception passed through: (file, line, function)."""
+        if error is None:
+            return []
+        return [
+            (frame.filename, frame.lineno, frame.name)
+            for frame in traceback.extract_tb(error.__traceback__)
+            if frame.filename in self.sources and frame.lineno is not None
+        ]
 
     def _trace(self, error: BaseException | None) -> str:
         """The generated-code frames an exception passed through, outermost first."""
-        if error is None:
-            return ""
         lines = []
-        for frame in traceback.extract_tb(error.__traceback__):
-            if frame.filename not in self.sources or frame.lineno is None:
-                continue
-            function = "" if frame.name == "<module>" else f" in {frame.name}"
-            quote = self._quote(frame.filename, frame.lineno, ": ")
-            lines.append(f"\n  at {frame.filename}:{frame.lineno}{function}{quote}")
+        for filename, line, name in self._frames(error):
+            function = "" if name == "<module>" else f" in {name}"
+            quote = self._quote(filename, line, ": ")
+            lines.append(f"\n  at {filename}:{line}{function}{quote}")
         return "".join(lines)
+
+    def _traceback(self, error: BaseException) -> str:
+        """The generated-code frames an exception passed through, as the console prints them."""
+        summary = traceback.StackSummary.from_list(
+            [
+                traceback.FrameSummary(
+                    filename, line, name, lookup_line=False, line=self._quote(filename, line, "")
+                )
+                for filename, line, name in self._frames(error)
+            ]
+        )
+        rows = summary.format()  # Python's own rows: a run of one frame is cut to three
+        if len(rows) > 2 * _EDGE_FRAMES:
+            rows[_EDGE_FRAMES:-_EDGE_FRAMES] = [
+                f"  [... {len(rows) - 2 * _EDGE_FRAMES} more frames ...]\n"
+            ]
+        return "Traceback (most recent call last):\n" + "".join(rows)
 
     def _quote(self, filename: str, line: int, separator: str) -> str:
         """The source line at ``filename:line``, stripped, after ``separator``; "" if none."""
@@ -520,7 +619,9 @@ class _Ticker(ast.NodeTransformer):
         elif isinstance(node, ast.Try | ast.TryStar):
             self._prepend(node.finalbody)
         elif isinstance(node, ast.comprehension):
-            node.ifs.insert(0, _tick_call(node.iter))
+            # `not None`: the filter keeps every item.
+            check = ast.UnaryOp(ast.Not(), _tick_call(node.iter))
+            node.ifs.insert(0, ast.copy_location(check, node.iter))
         return node
 
 

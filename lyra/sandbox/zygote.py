@@ -54,8 +54,11 @@ class Worker:
     def kill(self) -> None:
         """Kill the worker (it may already have ended), wait for its end, close the connection.
 
-        Waiting matters: the caller removes the worker's scratch folder next.
+        Waiting matters: the caller removes the worker's scratch folder next. A second kill does
+        nothing: by then the pid may be another process's.
         """
+        if self.sock.fileno() == -1:  # closed: killed already
+            return
         with contextlib.suppress(ProcessLookupError, OSError):
             if self.pidfd is not None:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
