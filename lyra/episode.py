@@ -143,6 +143,17 @@ def run_episode(
 def _judge(backend: Backend, result: RunResult, check: Check | str, hold_seconds: float) -> Verdict:
     if not result.ok:
         return Verdict(False, "the code failed")
+    return judge_state(backend, check, hold_seconds)
+
+
+def judge_state(backend: Backend, check: Check | str, hold_seconds: float) -> Verdict:
+    """Judge the world as it is now: let go first, stand for ``hold_seconds``, then the check.
+
+    Args:
+        backend: where it runs; read in this process, whatever the code said.
+        check: the success check, or the reason its spec could not be read.
+        hold_seconds: simulated seconds the result must stand before it is judged.
+    """
     held = backend.embodiment.held_object()
     if held is not None and backend.spec.must_let_go:
         return Verdict(False, f"the plan ended still holding '{held}': place it")

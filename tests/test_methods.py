@@ -234,3 +234,65 @@ def test_the_fixed_cap_examples_do_what_they_say(ravens, seed: int) -> None:
             start, end = before.snapshot["yellow_block"], run.snapshot["yellow_block"]
             assert end[1] - start[1] == pytest.approx(0.10, abs=0.01)
             assert end[0] == pytest.approx(start[0], abs=0.01)
+
+
+def typed(code: str):
+    return answer(f"```python\n{code}\n```")
+
+
+@pytest.mark.slow
+def test_the_console_learner_is_corrected_praised_and_remembers(
+    tmp_path: Path, chat_server, monkeypatch
+) -> None:
+    from lyra.methods.console import PRAISE
+
+    learner = learner_for(tmp_path, "console", chat_server, monkeypatch, library=False)
+    task = put_red_on_blue(feedback=["No, the red block goes on the blue one."])
+    improved = (
+        ">>> wait_for_trigger()\n{'type': 'dialog', 'text': 'Put the red block on the blue "
+        "block.'}\n>>> put_first_on_second('red_block', 'blue_block')\n>>> wait_for_trigger()\n"
+        f"{{'type': 'dialog', 'text': '{PRAISE}'}}\n>>> learn_from_interaction()"
+    )
+    chat_server.replies = [
+        typed("wait_for_trigger()"),
+        typed("put_first_on_second('red_block', 'green_block')"),
+        typed("wait_for_trigger()"),
+        typed("put_first_on_second('red_block', 'blue_block')"),
+        typed("wait_for_trigger()"),
+        typed("learn_from_interaction()"),
+        answer("It put the red block on the green block instead of the blue one."),
+        answer(f"```text\n{improved}\n```"),
+        typed("wait_for_trigger()"),
+        typed("put_first_on_second('red_block', 'blue_block')"),
+        typed("wait_for_trigger()"),
+        typed("learn_from_interaction()"),
+    ]
+    try:
+        first = learner.teach(task, PLANNED, Progress.load(learner.ws, PLANNED))
+        again = learner.teach(task, PLANNED, Progress.load(learner.ws, PLANNED))
+    finally:
+        learner.close()
+    assert (first.accepted, first.rounds, first.llm_calls) == (True, 2, 8)
+    assert first.corrections == ["No, the red block goes on the blue one."]
+    assert first.first.outcome() == (
+        "seed 2: the code ran, but the task is not done: 'red_block' is not over 'blue_block'"
+    )
+    assert (again.accepted, again.rounds, again.corrections, again.llm_calls) == (True, 1, [], 4)
+    prompts = [r.body["messages"][1]["content"] for r in chat_server.requests]
+    # The console shows what Python would print, and the person's words as the trigger's value.
+    assert prompts[2].endswith(
+        "# The console so far\n>>> from lyra.api import bounding_box, ee_pose, held_object, "
+        "move_ee, object_names, object_pose, object_size, pick, place, put_first_on_second, "
+        "relative_point, workspace, world_state, Point, Pose, Size\n>>> wait_for_trigger()\n"
+        "{'type': 'dialog', 'text': 'Put the red block on the blue block.'}\n>>> "
+        "put_first_on_second('red_block', 'green_block')\n>>>\n\n# How to answer\nType the next "
+        "input: one statement or block, in one ```python block, without the `>>>` prompt.\n"
+    )
+    assert "{'type': 'dialog', 'text': 'No, the red block goes on the blue one.'}" in prompts[4]
+    assert f"{{'type': 'dialog', 'text': '{PRAISE}'}}" in prompts[5]
+    assert prompts[7].startswith("A robot was taught at a Python console; the person had to")
+    assert "What went wrong: It put the red block on the green block instead" in prompts[7]
+    # The next run is shown the improved transcript, not the one with the mistake.
+    assert f"# Earlier interactions, most like this one first\n## Interaction 1\n{improved}\n" in (
+        prompts[8]
+    )

@@ -30,7 +30,7 @@ def rendered(backend: str) -> dict[str, str]:
     marker naming each other placeholder, and its system prompt; by file name."""
     spec = registered()[backend]
     pack = spec.prompt_pack()
-    systems = ("system", "cap_system")
+    systems = ("system", "cap_system", "console_system")
     names = sorted({p.stem for p in HERE.glob("*.md")} - set(systems) | set(pack.templates))
     files = {f"{name}.md": system_prompt(pack, spec.capabilities, name) for name in systems}
     for name in names:
