@@ -69,18 +69,20 @@ def run_curriculum(
     gif_dir: Path | None = None,
     say: Callable[[str], None] = print,
     workers: int = 2,
+    ray: str | None = None,
 ) -> list[TaskRuns]:
     """Run every accepted task's stored plan on ``seeds`` with the current library.
 
-    Seeds run in ``workers`` processes, each with its own backend. A seed on which the scene
-    cannot be laid out is one of the task's failures, with its reason.
+    Seeds run in ``workers`` processes, each with its own backend (or on Ray: ``ray`` is a
+    cluster's address, ``""`` a local one; see :func:`lyra.workers.worker_pool`). A seed on
+    which the scene cannot be laid out is one of the task's failures, with its reason.
     """
     # The example files are the record of what was learnt (progress is local state).
     learnt = {e.task: e for _, e in iter_examples(workspace.examples_dir)}
     # A task taught again on the layouts where its plan failed: the newest revision runs.
     revised_by = revisions(learnt.values())
     rows = []
-    with worker_pool(workers) as pool:
+    with worker_pool(workers, ray) as pool:
         for task in curriculum.tasks:
             example = learnt.get(f"{curriculum.name}/{task.id}")
             if example is None:

@@ -61,6 +61,7 @@ def register(subparsers: Any) -> None:
     run.add_argument(
         "--workers", type=_positive, default=2, help="curriculum: worker processes (default 2)"
     )
+    add_ray_option(run)
     _backend_option(run)
     _id_option(run)
     run.add_argument("--scene", help="instruction: the scene YAML file")
@@ -114,7 +115,20 @@ def register(subparsers: Any) -> None:
         help="run each accepted task's plan on these seeds instead of its own layout, judged by "
         "its success predicate alone: N (seeds 0 to N-1) or A:B (seeds A to B-1, e.g. 100:120)",
     )
+    add_ray_option(check)
     check.set_defaults(func=_check)
+
+
+def add_ray_option(parser: argparse.ArgumentParser) -> None:
+    """``--ray [ADDRESS]``: episodes or sequences on a Ray cluster instead of local processes."""
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="run on Ray instead of local worker processes: a cluster's address (ray://host:10001, "
+        "auto), or none to start a local Ray (needs lyra-robot[ray])",
+    )
 
 
 def _positive(text: str) -> int:
@@ -351,7 +365,7 @@ def _check(args: argparse.Namespace) -> int:
         if args.update_snapshots:
             # It writes example files: one writer per workspace.
             stack.enter_context(locked(workspace))
-        pool = stack.enter_context(worker_pool(args.workers))
+        pool = stack.enter_context(worker_pool(args.workers, args.ray))
         futures = [
             pool.submit(check_file, str(workspace.root), path, args.update_snapshots, on)
             for path, on in jobs
@@ -406,7 +420,7 @@ def _check_seeds(
     if not chosen:
         print("no accepted tasks to check")
         return 0
-    with worker_pool(args.workers) as pool:
+    with worker_pool(args.workers, args.ray) as pool:
         rows = [
             seed_runs(
                 pool,
@@ -461,7 +475,9 @@ def _run_curricula(curricula: list[Curriculum], args: argparse.Namespace) -> int
     rows = [
         row
         for curriculum in curricula
-        for row in run_curriculum(workspace, curriculum, args.seeds, gif_dir, workers=args.workers)
+        for row in run_curriculum(
+            workspace, curriculum, args.seeds, gif_dir, workers=args.workers, ray=args.ray
+        )
     ]
     print()
     for line in _runs_table(rows):

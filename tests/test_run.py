@@ -51,6 +51,25 @@ def test_run_curriculum_prints_the_success_table(learnt: Workspace, monkeypatch,
     assert code == 0
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("ray", [[], ["--ray"]], ids=["processes", "ray"])
+def test_run_curriculum_gives_the_same_table_on_ray(
+    ray: list[str], learnt: Workspace, monkeypatch, capsys
+) -> None:
+    """A local Ray (started and stopped by the run) gives the table local processes give."""
+    monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
+    code = main(["run", str(REPO / "curricula/ravens/basics.yaml"), "--seeds", "3:5", *ray])
+    lines = capsys.readouterr().out.splitlines()
+    table = lines[lines.index("task                       success  mean primitives  s per run") :]
+    assert [line.split()[:3] for line in table[1:-1]] == [
+        ["red-on-blue", "2/2", "2.0"],
+        ["red-next-to-blue", "2/2", "7.0"],
+        ["three-block-tower", "2/2", "2.0"],
+        ["shifted-tower", "2/2", "4.0"],
+    ]
+    assert code == 0
+
+
 def test_run_takes_seeds_no_task_was_taught_on(learnt: Workspace, monkeypatch, capsys) -> None:
     monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
     code = main(["run", str(REPO / "curricula/ravens/basics.yaml"), "--seeds", "100:103"])
