@@ -510,9 +510,9 @@ PLANNED = "planned"
 TAUGHT = "taught"
 
 
-def next_task(curriculum: Curriculum, progress: Progress) -> Task | None:
-    """Return the first task not yet accepted, or None when the curriculum is done."""
-    return next((task for task in curriculum.tasks if task.id not in progress.accepted), None)
+def pending_tasks(curriculum: Curriculum, progress: Progress) -> list[Task]:
+    """The tasks not yet accepted, in the curriculum's order; none when it is done."""
+    return [task for task in curriculum.tasks if task.id not in progress.accepted]
 
 
 def one_off_task(

@@ -17,7 +17,7 @@ from typing import Any
 
 from lyra import lock
 from lyra.backend import Backend, make
-from lyra.curriculum import Curriculum, Progress, Task, next_task
+from lyra.curriculum import Curriculum, Progress, Task, pending_tasks
 from lyra.episode import Budget, run_episode
 from lyra.examples import iter_examples
 from lyra.journal import recover
@@ -152,7 +152,9 @@ class Learner:
             if name == curriculum.name:
                 progress.accepted.setdefault(task_id, example.id)
         outcomes = []
-        while (task := next_task(curriculum, progress)) is not None:
+        # Each task once, in order: a method that keeps no record of what it was taught (CaP)
+        # would otherwise be given its first task again and again.
+        for task in pending_tasks(curriculum, progress):
             self.say(f"\n== {curriculum.name}/{task.id}: {task.instruction}")
             outcome = self.teach(task, curriculum.name, progress)
             outcomes.append(outcome)

@@ -5,6 +5,7 @@ The LLM is a real OpenAI-compatible server on 127.0.0.1 answering from the test'
 
 from __future__ import annotations
 
+import copy
 import re
 import shutil
 from pathlib import Path
@@ -296,3 +297,40 @@ def test_the_console_learner_is_corrected_praised_and_remembers(
     assert f"# Earlier interactions, most like this one first\n## Interaction 1\n{improved}\n" in (
         prompts[8]
     )
+
+
+@pytest.mark.slow
+def test_a_curriculum_gives_each_task_once_to_a_method_that_keeps_no_record(
+    tmp_path: Path, chat_server, monkeypatch
+) -> None:
+    import yaml
+
+    from lyra.curriculum import load_curriculum
+
+    def task() -> dict:
+        return copy.deepcopy({"scene": SCENE, "seeds": [2], "success": ON_BLUE})
+
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": "two",
+                "description": "Two ways of saying one task.",
+                "backend": "ravens",
+                "tasks": [
+                    {"id": "first", "instruction": "Put the red block on the blue block.", **task()},
+                    {"id": "again", "instruction": "Set the red block on the blue one.", **task()},
+                ],
+            }
+        )
+    )
+    learner = learner_for(tmp_path / "ws", "cap", chat_server, monkeypatch, library=False)
+    chat_server.replies = [answer(RIGHT), answer(RIGHT)]
+    try:
+        outcomes = learner.learn(load_curriculum(path))
+    finally:
+        learner.close()
+    assert [(o.task, o.accepted, o.method) for o in outcomes] == [
+        ("first", True, "cap"),
+        ("again", True, "cap"),
+    ]

@@ -12,7 +12,7 @@ from lyra.curriculum import (
     Task,
     load_curricula,
     load_curriculum,
-    next_task,
+    pending_tasks,
 )
 from lyra.workspace import Workspace
 
@@ -212,11 +212,11 @@ def test_load_curricula_refuses_two_files_with_one_name(tmp_path: Path) -> None:
     assert str(caught.value) == f"{second}:1: name: 'demo' is also the name of {first}"
 
 
-def test_progress_round_trip_and_next_task(tmp_path: Path) -> None:
+def test_progress_round_trip_and_pending_tasks(tmp_path: Path) -> None:
     workspace = Workspace(tmp_path)
     curriculum = load_curriculum(write(tmp_path, VALID))
     progress = Progress.load(workspace, "demo")
-    assert (progress.accepted, next_task(curriculum, progress)) == ({}, curriculum.tasks[0])
+    assert (progress.accepted, pending_tasks(curriculum, progress)) == ({}, curriculum.tasks)
     progress.accept("red-on-blue", "put_the_red_block_on_the_blue_block")
     path = progress.save(workspace)
     assert path == tmp_path / ".lyra" / "progress" / "demo.json"
@@ -227,15 +227,15 @@ def test_progress_round_trip_and_next_task(tmp_path: Path) -> None:
     assert [p.name for p in path.parent.iterdir()] == ["demo.json"]
     reloaded = Progress.load(workspace, "demo")
     assert reloaded == progress
-    assert next_task(curriculum, reloaded) is curriculum.tasks[1]
+    assert pending_tasks(curriculum, reloaded) == curriculum.tasks[1:]
     reloaded.accept("tower", "stack_the_blocks")
-    assert next_task(curriculum, reloaded) is None
+    assert pending_tasks(curriculum, reloaded) == []
 
 
-def test_next_task_skips_only_accepted_tasks(tmp_path: Path) -> None:
+def test_pending_tasks_skip_only_accepted_tasks(tmp_path: Path) -> None:
     curriculum = load_curriculum(write(tmp_path, VALID))
     progress = Progress(curriculum="demo", accepted={"tower": "x"})
-    assert next_task(curriculum, progress) is curriculum.tasks[0]
+    assert pending_tasks(curriculum, progress) == curriculum.tasks[:1]
 
 
 def test_shipped_curricula_load_and_lay_out_for_every_seed() -> None:
