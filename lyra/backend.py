@@ -15,7 +15,6 @@ import difflib
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -23,7 +22,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from lyra.errors import LyraError, unknown_name
-from lyra.plugins import entry_point_objects
+from lyra.plugins import Registry
 
 if TYPE_CHECKING:
     import numpy as np
@@ -310,24 +309,19 @@ class Backend(Protocol):
         ...
 
 
-_REGISTRY: dict[str, BackendSpec] = {}
+_REGISTRY: Registry[BackendSpec] = Registry(
+    ENTRY_POINT_GROUP, BackendSpec, "lyra.backend.BackendSpec", UnknownBackendError
+)
 
 
 def register(spec: BackendSpec) -> None:
     """Register a backend under its name (a later registration of the name replaces it)."""
-    _REGISTRY[spec.name] = spec
-
-
-@cache
-def _entry_point_specs() -> tuple[BackendSpec, ...]:
-    return tuple(entry_point_objects(ENTRY_POINT_GROUP, BackendSpec, "lyra.backend.BackendSpec"))
+    _REGISTRY.register(spec)
 
 
 def registered() -> dict[str, BackendSpec]:
     """Every registered backend, by name: the installed packages' and those registered here."""
-    specs = {spec.name: spec for spec in _entry_point_specs()}
-    specs.update(_REGISTRY)
-    return dict(sorted(specs.items()))
+    return _REGISTRY.registered()
 
 
 def backend_spec(name: str) -> BackendSpec:
@@ -336,10 +330,7 @@ def backend_spec(name: str) -> BackendSpec:
     Raises:
         UnknownBackendError: none is registered under ``name``; the message lists those that are.
     """
-    specs = registered()
-    if name not in specs:
-        raise UnknownBackendError(name, list(specs))
-    return specs[name]
+    return _REGISTRY.get(name)
 
 
 def resolve_alias(name: str) -> str:

@@ -334,3 +334,20 @@ def test_a_curriculum_gives_each_task_once_to_a_method_that_keeps_no_record(
         ("first", True, "cap"),
         ("again", True, "cap"),
     ]
+
+
+@pytest.mark.slow
+def test_tokens_are_counted_from_the_prompt_when_the_server_gives_no_usage(
+    tmp_path: Path, chat_server, monkeypatch
+) -> None:
+    learner = learner_for(tmp_path, "cap", chat_server, monkeypatch, library=False)
+    chat_server.replies = [answer(RIGHT, usage=False)]
+    try:
+        outcome = learner.teach(put_red_on_blue(), PLANNED, Progress.load(learner.ws, PLANNED))
+    finally:
+        learner.close()
+    sent = [m["content"] for m in chat_server.requests[0].body["messages"]]
+    # One token per four characters (rounded up) of each message, as the prompt was sent.
+    assert outcome.prompt_tokens == sum((len(text) + 3) // 4 for text in sent)
+    assert outcome.prompt_tokens > 1_000  # the fixed examples and the primitives' reference
+    assert outcome.completion_tokens == (len(RIGHT) + 3) // 4

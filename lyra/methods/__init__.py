@@ -10,11 +10,10 @@ backends are: from the ``lyra.methods`` entry-point group, or :func:`register` i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from lyra.errors import LyraError, unknown_name
-from lyra.plugins import entry_point_objects
+from lyra.plugins import Registry
 
 if TYPE_CHECKING:
     from lyra.curriculum import Progress, Task
@@ -104,24 +103,19 @@ class UnknownMethodError(LyraError):
         )
 
 
-_REGISTRY: dict[str, Method] = {}
+_REGISTRY: Registry[Method] = Registry(
+    ENTRY_POINT_GROUP, Method, "lyra.methods.Method", UnknownMethodError
+)
 
 
 def register(method: Method) -> None:
     """Register a method under its name (a later registration of the name replaces it)."""
-    _REGISTRY[method.name] = method
-
-
-@cache
-def _entry_point_methods() -> tuple[Method, ...]:
-    return tuple(entry_point_objects(ENTRY_POINT_GROUP, Method, "lyra.methods.Method"))
+    _REGISTRY.register(method)
 
 
 def registered() -> dict[str, Method]:
     """Every registered method, by name: the installed packages' and those registered here."""
-    methods = {method.name: method for method in _entry_point_methods()}
-    methods.update(_REGISTRY)
-    return dict(sorted(methods.items()))
+    return _REGISTRY.registered()
 
 
 def find_method(name: str) -> Method:
@@ -130,7 +124,4 @@ def find_method(name: str) -> Method:
     Raises:
         UnknownMethodError: none is; the message lists those that are.
     """
-    methods = registered()
-    if name not in methods:
-        raise UnknownMethodError(name, list(methods))
-    return methods[name]
+    return _REGISTRY.get(name)

@@ -15,7 +15,7 @@ NAMES = [*registered(), TOY.name]
 @pytest.fixture
 def toy_registered(monkeypatch: pytest.MonkeyPatch) -> BackendSpec:
     """The toy backend, registered for one test only (other tests see the real registry)."""
-    monkeypatch.setitem(lyra.backend._REGISTRY, TOY.name, TOY)
+    monkeypatch.setitem(lyra.backend._REGISTRY.items, TOY.name, TOY)
     return TOY
 
 

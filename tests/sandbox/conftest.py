@@ -126,5 +126,5 @@ def toy_registered_spec(monkeypatch: pytest.MonkeyPatch):
     from tests.backends.toy import SPEC
 
     spec = dataclasses.replace(SPEC, confinement=("tpm",))
-    monkeypatch.setitem(lyra.backend._REGISTRY, spec.name, spec)
+    monkeypatch.setitem(lyra.backend._REGISTRY.items, spec.name, spec)
     return spec
