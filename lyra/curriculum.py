@@ -174,7 +174,7 @@ class Task(BaseModel):
         return from_spec(self.success, self.predicate_functions())
 
 
-def _task_problems(task: Task) -> list[tuple[Loc, str]]:
+def task_problems(task: Task) -> list[tuple[Loc, str]]:
     """Check a task's scene and predicate against its backend; type the scene as its spec.
 
     Returns:
@@ -195,7 +195,7 @@ def _task_problems(task: Task) -> list[tuple[Loc, str]]:
             task.scene = spec.load_scene(task.scene)
         except ValidationError as error:
             problems += [
-                (("scene", *item["loc"]), _message(item, spec.scene_type()))
+                (("scene", *item["loc"]), schema_message(item, spec.scene_type()))
                 for item in error.errors()
             ]
     try:
@@ -231,7 +231,7 @@ def resolve_task(task: Task) -> Task:
     Raises:
         CurriculumError: one line per problem, naming the field.
     """
-    problems = _task_problems(task)
+    problems = task_problems(task)
     if problems:
         raise CurriculumError([f"{'.'.join(map(str, loc))}: {msg}" for loc, msg in problems])
     return task
@@ -302,6 +302,44 @@ def load_curriculum(path: Path, skills: Collection[str] | None = None) -> Curric
     Raises:
         CurriculumError: naming the file, the line (and column, for malformed YAML) and field.
     """
+    data, lines = read_yaml(path)
+    if not isinstance(data, dict):
+        raise CurriculumError(
+            [f"{path}:1: a curriculum is a mapping with name, backend, description and tasks"]
+        )
+    try:
+        curriculum = Curriculum.model_validate(data)
+    except ValidationError as error:
+        problems = []
+        for item in error.errors():
+            loc: Loc = item.get("ctx", {}).get("loc", item["loc"])
+            if loc[-1:] == ("backend",) and len(loc) > 1 and loc not in lines:
+                continue  # inherited from the curriculum, whose own line reports it
+            problems.append(located(path, loc, lines, schema_message(item, Curriculum)))
+        raise CurriculumError(problems) from None
+    problems = [
+        located(path, ("tasks", index, *loc), lines, message)
+        for index, task in enumerate(curriculum.tasks)
+        for loc, message in task_problems(task)
+    ]
+    if skills is not None:
+        problems += [
+            located(path, ("tasks", index, "skill", "extend"), lines, message)
+            for index, message in _extension_problems(curriculum, skills)
+        ]
+    if problems:
+        raise CurriculumError(problems)
+    return curriculum
+
+
+def read_yaml(path: Path) -> tuple[Any, dict[Loc, int]]:
+    """Read a YAML file a person edits by hand: its data, and the line of each field and item.
+
+    Refuses duplicate keys, YAML anchors and aliases, and text that is not UTF-8.
+
+    Raises:
+        CurriculumError: naming the file, the line (and column, for malformed YAML).
+    """
     text = _text_of(path)
     try:
         refuse_anchors(path, text)
@@ -315,34 +353,7 @@ def load_curriculum(path: Path, skills: Collection[str] | None = None) -> Curric
         duplicates = _index_lines(root, (), lines)
         if duplicates:
             raise CurriculumError([f"{path}:{line}: {message}" for line, message in duplicates])
-    data = yaml.safe_load(text)
-    if not isinstance(data, dict):
-        raise CurriculumError(
-            [f"{path}:1: a curriculum is a mapping with name, backend, description and tasks"]
-        )
-    try:
-        curriculum = Curriculum.model_validate(data)
-    except ValidationError as error:
-        problems = []
-        for item in error.errors():
-            loc: Loc = item.get("ctx", {}).get("loc", item["loc"])
-            if loc[-1:] == ("backend",) and len(loc) > 1 and loc not in lines:
-                continue  # inherited from the curriculum, whose own line reports it
-            problems.append(_located(path, loc, lines, _message(item, Curriculum)))
-        raise CurriculumError(problems) from None
-    problems = [
-        _located(path, ("tasks", index, *loc), lines, message)
-        for index, task in enumerate(curriculum.tasks)
-        for loc, message in _task_problems(task)
-    ]
-    if skills is not None:
-        problems += [
-            _located(path, ("tasks", index, "skill", "extend"), lines, message)
-            for index, message in _extension_problems(curriculum, skills)
-        ]
-    if problems:
-        raise CurriculumError(problems)
-    return curriculum
+    return yaml.safe_load(text), lines
 
 
 def _text_of(path: Path) -> str:
@@ -398,7 +409,7 @@ def _extension_problems(curriculum: Curriculum, skills: Collection[str]) -> list
     return problems
 
 
-def _message(item: ErrorDetails, model: type[BaseModel]) -> str:
+def schema_message(item: ErrorDetails, model: type[BaseModel]) -> str:
     """Pydantic's message for one error; a misspelt key also gets the field it was meant as."""
     message = item["msg"].removeprefix("Value error, ")
     if item["type"] == "extra_forbidden":
@@ -406,7 +417,8 @@ def _message(item: ErrorDetails, model: type[BaseModel]) -> str:
     return message
 
 
-def _located(path: Path, loc: Loc, lines: dict[Loc, int], message: str) -> str:
+def located(path: Path, loc: Loc, lines: dict[Loc, int], message: str) -> str:
+    """One problem as ``file:line: field: message``, at the field's line (see :func:`read_yaml`)."""
     field = ".".join(str(part) for part in loc) or "(top level)"
     return f"{path}:{_line_of(loc, lines)}: {field}: {message}"
 

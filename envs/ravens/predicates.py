@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 from lyra.embodiment import ObjectState
 from lyra.geometry import Point
@@ -282,6 +283,190 @@ def area_clear(state: State, x: Sequence[float], y: Sequence[float]) -> Verdict:
     return PASS
 
 
+# The robot's point of view, as every tabletop prompt states it: x points away from the robot,
+# y to its left. Each side: its direction (x, y), how an instruction says it, what it means.
+SIDES: dict[str, tuple[float, float, str, str]] = {
+    "left": (0.0, 1.0, "to the left of", "+y, the robot's left"),
+    "right": (0.0, -1.0, "to the right of", "-y, the robot's right"),
+    "front": (-1.0, 0.0, "in front of", "-x, nearer the robot"),
+    "behind": (1.0, 0.0, "behind", "+x, farther from the robot"),
+}
+K = TypeVar("K", str, int)
+# Distances this close read as equal to a person looking at the table: "the bowl closest to
+# it" may then be either one.
+TIE = 0.01
+
+
+@names_objects("name", "reference")
+def side_of(
+    state: State,
+    name: str,
+    reference: str,
+    side: str,
+    distance: float = 0.1,
+    tolerance: float = 0.004,
+) -> Verdict:
+    """``name`` stands on one side of ``reference``, as the robot sees them, near it.
+
+    ``side`` is ``left`` (+y), ``right`` (-y), ``front`` (nearer the robot, -x) or ``behind``
+    (+x). ``name`` rests at ``reference``'s level, clear of that face of it by at most
+    ``distance``, with its centre within ``reference``'s width across that side: beside the
+    face, not off a corner.
+    """
+    if side not in SIDES:
+        raise PredicateError(f"side_of takes side = {', '.join(SIDES)}, not '{side}'")
+    ux, uy, phrase, meaning = SIDES[side]
+    a, b = get_object(state, name), get_object(state, reference)
+    if abs(_bottom(a) - _bottom(b)) > tolerance:
+        return Verdict(False, f"'{name}' and '{reference}' are not at the same level")
+    d = a.pose.position - b.pose.position
+    along, across = d.x * ux + d.y * uy, d.y * ux - d.x * uy
+    axis = 0 if ux else 1
+    half_a, half_b = _half_extents_along(a, 0.0), _half_extents_along(b, 0.0)
+    gap = along - half_a[axis] - half_b[axis]
+    if gap < -1e-3:
+        return Verdict(
+            False,
+            f"'{name}' is not {phrase} '{reference}' ({meaning}): it is {fmt_mm(-gap)} short "
+            "of clearing that side of it",
+        )
+    if gap > distance:
+        return Verdict(
+            False,
+            f"'{name}' is {phrase} '{reference}' but {fmt_mm(gap)} from it, more than "
+            f"{fmt_mm(distance)}",
+        )
+    if abs(across) > half_b[1 - axis]:
+        return Verdict(
+            False,
+            f"'{name}' is {fmt_mm(abs(across))} off the centre line of '{reference}', beyond "
+            f"its half-width of {fmt_mm(half_b[1 - axis])}: it is off a corner, not {phrase} it",
+        )
+    return PASS
+
+
+@names_objects("name", "a", "b")
+def between(state: State, name: str, a: str, b: str, tolerance: float = 0.02) -> Verdict:
+    """``name``'s centre lies on the line from ``a``'s centre to ``b``'s, between them.
+
+    Horizontally within ``tolerance`` of that line, its footprint clear of both.
+    """
+    where = get_object(state, name)
+    start, end = get_object(state, a).pose.position, get_object(state, b).pose.position
+    dx, dy = end.x - start.x, end.y - start.y
+    length = math.hypot(dx, dy)
+    if length < 1e-6:
+        return Verdict(False, f"'{a}' and '{b}' stand at one spot: nothing fits between them")
+    p = where.pose.position
+    along = ((p.x - start.x) * dx + (p.y - start.y) * dy) / length
+    if along <= 0 or along >= length:
+        beyond = a if along <= 0 else b
+        return Verdict(False, f"'{name}' is not between '{a}' and '{b}': it lies beyond '{beyond}'")
+    off = abs((p.y - start.y) * dx - (p.x - start.x) * dy) / length
+    if off > tolerance:
+        return Verdict(
+            False,
+            f"'{name}' is {fmt_mm(off)} off the line from '{a}' to '{b}' "
+            f"(at most {fmt_mm(tolerance)})",
+        )
+    for other in (a, b):
+        overlap = -_gap(where, get_object(state, other))
+        if overlap > 1e-3:
+            return Verdict(False, f"'{name}' overlaps '{other}' by {fmt_mm(overlap)}")
+    return PASS
+
+
+def _point_of(state: State, reference: str | Sequence[float]) -> Point:
+    """An object's centre, or a point given as [x, y, z]."""
+    if isinstance(reference, str):
+        return get_object(state, reference).pose.position
+    if len(reference) != 3:
+        raise PredicateError(f"a reference point is [x, y, z], got {reference!r}")
+    return Point(*(float(v) for v in reference))
+
+
+def _ranked(distances: Mapping[K, float], farthest: bool) -> tuple[K, list[K]]:
+    """The closest (farthest) key, and every key within :data:`TIE` of it."""
+    sign = -1.0 if farthest else 1.0
+    best = min(distances, key=lambda key: (sign * distances[key], key))
+    return best, [k for k, d in distances.items() if abs(d - distances[best]) <= TIE]
+
+
+def _horizontal(p: Point, q: Point) -> float:
+    return math.hypot(p.x - q.x, p.y - q.y)
+
+
+@names_objects("name", "reference")
+def inside_closest(
+    state: State,
+    name: str,
+    reference: str | Sequence[float],
+    kind: str = "bowl",
+    farthest: bool = False,
+) -> Verdict:
+    """``name`` lies inside the object of ``kind`` closest to ``reference`` (or farthest from it).
+
+    ``reference`` is an object's name or a point [x, y, z]; distances are horizontal, centre
+    to centre. Candidates within 1 cm of the closest distance count as equally close.
+    """
+    origin = _point_of(state, reference)
+    distances = {
+        other: _horizontal(obj.pose.position, origin)
+        for other, obj in state.items()
+        if obj.kind == kind and other not in (name, reference)
+    }
+    if not distances:
+        raise PredicateError(f"inside_closest: the scene has no {kind} besides '{name}'")
+    best, equal = _ranked(distances, farthest)
+    if any(inside(state, name, candidate) for candidate in equal):
+        return PASS
+    which = "farthest from" if farthest else "closest to"
+    return Verdict(
+        False,
+        f"'{name}' is not inside '{best}', the {kind} {which} {_named(reference)} "
+        f"({fmt_mm(distances[best])} away): {inside(state, name, best).reason}",
+    )
+
+
+@names_objects("name", "reference")
+def at_closest(
+    state: State,
+    name: str,
+    points: Sequence[Sequence[float]],
+    reference: str | Sequence[float],
+    farthest: bool = False,
+    tolerance: float = 0.04,
+) -> Verdict:
+    """``name``'s centre is at the one of ``points`` closest to ``reference`` (or farthest).
+
+    ``points`` are [x, y, z] spots (the corners of a work area); ``reference`` is an object's
+    name or a point. Distances are horizontal: ``name`` counts as there within ``tolerance``.
+    Spots within 1 cm of the closest distance count as equally close.
+    """
+    if not points or any(len(point) != 3 for point in points):
+        raise PredicateError("at_closest needs points as a list of [x, y, z]")
+    origin = _point_of(state, reference)
+    spots = [Point(*(float(v) for v in point)) for point in points]
+    best, equal = _ranked({i: _horizontal(p, origin) for i, p in enumerate(spots)}, farthest)
+    where = get_object(state, name).pose.position
+    if any(_horizontal(where, spots[i]) <= tolerance for i in equal):
+        return PASS
+    which = "farthest from" if farthest else "closest to"
+    spot = spots[best]
+    return Verdict(
+        False,
+        f"'{name}' is at ({where.x:.3f}, {where.y:.3f}), {fmt_mm(_horizontal(where, spot))} from "
+        f"({spot.x:.3f}, {spot.y:.3f}), the spot {which} {_named(reference)} (at most "
+        f"{fmt_mm(tolerance)})",
+    )
+
+
+def _named(reference: str | Sequence[float]) -> str:
+    if isinstance(reference, str):
+        return f"'{reference}'"
+    return "(" + ", ".join(f"{float(v):.3f}" for v in reference) + ")"
+
+
 PREDICATES: dict[str, Callable[..., Verdict]] = {
     "stacked": stacked,
     "on_top": on_top,
@@ -292,4 +477,8 @@ PREDICATES: dict[str, Callable[..., Verdict]] = {
     "rotated_by": rotated_by,
     "fills": fills,
     "area_clear": area_clear,
+    "side_of": side_of,
+    "between": between,
+    "inside_closest": inside_closest,
+    "at_closest": at_closest,
 }

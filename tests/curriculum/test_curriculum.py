@@ -122,8 +122,8 @@ def test_unknown_predicate(tmp_path: Path) -> None:
     path = write(tmp_path, VALID.replace("on_top: {upper", "over: {upper"))
     assert error_of(path) == (
         f"{path}:13: tasks.0.success: unknown predicate 'over': use one of aligned, area_clear, "
-        "at_point, eventually, fills, inside, joint_value, next_to, offset, on_table, on_top, "
-        "rotated_by, signal, stacked, within_distance"
+        "at_closest, at_point, between, eventually, fills, inside, inside_closest, joint_value, "
+        "next_to, offset, on_table, on_top, rotated_by, side_of, signal, stacked, within_distance"
     )
 
 

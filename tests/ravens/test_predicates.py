@@ -186,7 +186,7 @@ def test_area_clear_uses_turned_footprints() -> None:
     [
         (
             [{"stacked_up": ["a"]}],
-            "unknown predicate 'stacked_up': use one of aligned, area_clear, at_point, eventually, fills, inside, joint_value, next_to, offset, on_table, on_top, rotated_by, signal, stacked, within_distance",
+            "unknown predicate 'stacked_up': use one of aligned, area_clear, at_closest, at_point, between, eventually, fills, inside, inside_closest, joint_value, next_to, offset, on_table, on_top, rotated_by, side_of, signal, stacked, within_distance",
         ),
         (
             [{"next_to": {"a": "a", "c": "b"}}],
