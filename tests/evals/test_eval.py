@@ -163,3 +163,57 @@ def test_eval_records_a_comparison_and_replays_it_the_same_over_processes_and_ra
         for row in (*replayed, *original):
             row.pop("wall_seconds")
         assert replayed == original
+
+
+@pytest.mark.slow
+def test_every_other_method_runs_end_to_end_and_replays(
+    tmp_path: Path, chat_server, monkeypatch, capsys
+) -> None:
+    suite_file = tmp_path / "suite.yaml"
+    suite_file.write_text(yaml.safe_dump(SUITE, sort_keys=False))
+    (held,) = [i for i in load_suite(suite_file).items() if i.template == "block-in-bowl"]
+    monkeypatch.setenv("LYRA_WORKSPACE", str(tmp_path))
+    monkeypatch.setenv("LYRA_LLM_BASE_URL", chat_server.url)
+    right = code_for(held)
+    act = right.replace("# task\nfrom lyra.api import put_first_on_second\n\n", "")
+
+    def console_run():
+        return [
+            answer("```python\nwait_for_trigger()\n```"),
+            answer(act),
+            answer("```python\nwait_for_trigger()\n```"),
+            answer("```python\nlearn_from_interaction()\n```"),
+        ]
+
+    chat_server.replies = [
+        answer(right),  # dynamic-cap
+        answer(right),
+        *console_run(),
+        *console_run(),
+        answer(right),  # lyra-llm-feedback: the plan, the critic
+        answer("ACCEPT"),
+        answer(right),
+        answer("ACCEPT"),
+        answer(right),  # lyra-no-memory
+        answer(right),
+    ]
+    methods = ["dynamic-cap", "console", "lyra-llm-feedback", "lyra-no-memory"]
+    common = [str(suite_file), "--template", "block-in-bowl", "--check-seeds", "0"]
+    common += [arg for name in methods for arg in ("--method", name)]
+    out, again = tmp_path / "out", tmp_path / "again"
+    assert main(["eval", *common, "--llm", "openai:m", "--workers", "1", "--out", str(out)]) == 0
+    records = read_jsonl(out / "results.jsonl")
+    assert [(r.method, r.run, r.success, r.interactions, r.llm_calls) for r in records] == [
+        ("console", 1, True, 1, 4),
+        ("console", 2, True, 1, 4),
+        ("dynamic-cap", 1, True, 1, 1),
+        ("dynamic-cap", 2, True, 1, 1),
+        ("lyra-llm-feedback", 1, True, 1, 2),
+        ("lyra-llm-feedback", 2, True, 1, 2),
+        ("lyra-no-memory", 1, True, 1, 1),
+        ("lyra-no-memory", 2, True, 1, 1),
+    ]
+    capsys.readouterr()
+    sessions = f"replay:{out / 'sessions'}"
+    assert main(["eval", *common, "--llm", sessions, "--out", str(again)]) == 0
+    assert table(again) == table(out)
