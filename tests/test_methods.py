@@ -294,8 +294,9 @@ def test_the_console_learner_is_corrected_praised_and_remembers(
     assert prompts[7].startswith("A robot was taught at a Python console; the person had to")
     assert "What went wrong: It put the red block on the green block instead" in prompts[7]
     # The next run is shown the improved transcript, not the one with the mistake.
-    assert f"# Earlier interactions, most like this one first\n## Interaction 1\n{improved}\n" in (
-        prompts[8]
+    assert (
+        f"# Earlier interactions, most like this one first\n## Interaction 1\n{improved}\n"
+        in (prompts[8])
     )
 
 
@@ -318,7 +319,11 @@ def test_a_curriculum_gives_each_task_once_to_a_method_that_keeps_no_record(
                 "description": "Two ways of saying one task.",
                 "backend": "ravens",
                 "tasks": [
-                    {"id": "first", "instruction": "Put the red block on the blue block.", **task()},
+                    {
+                        "id": "first",
+                        "instruction": "Put the red block on the blue block.",
+                        **task(),
+                    },
                     {"id": "again", "instruction": "Set the red block on the blue one.", **task()},
                 ],
             }
