@@ -19,6 +19,7 @@ from lyra import lock
 from lyra.backend import Backend, make
 from lyra.curriculum import Curriculum, Progress, Task, pending_tasks
 from lyra.episode import Budget, run_episode
+from lyra.errors import LyraError
 from lyra.examples import iter_examples
 from lyra.journal import recover
 from lyra.library.history import git_head
@@ -163,7 +164,17 @@ class Learner:
         return outcomes
 
     def teach(self, task: Task, curriculum: str, progress: Progress) -> TaskOutcome:
-        """Run one task through the method until it is accepted, rejected or out of rounds."""
+        """Run one task through the method until it is accepted, rejected or out of rounds.
+
+        Raises:
+            LyraError: the task names a skill and the method writes task code only.
+        """
+        if task.skill is not None and not self.method.teaches_skills:
+            raise LyraError(
+                f"task '{task.id}' teaches the skill '{task.skill.name}', and the method "
+                f"'{self.method.name}' writes task code only: teach skills with a method that "
+                "does (--method lyra), or give it tasks without a skill"
+            )
         start, spent = time.monotonic(), self.provider.totals()
         outcome = self.method.solve(self, task, curriculum, progress)
         outcome.method = self.method.name

@@ -356,3 +356,22 @@ def test_tokens_are_counted_from_the_prompt_when_the_server_gives_no_usage(
     assert outcome.prompt_tokens == sum((len(text) + 3) // 4 for text in sent)
     assert outcome.prompt_tokens > 1_000  # the fixed examples and the primitives' reference
     assert outcome.completion_tokens == (len(RIGHT) + 3) // 4
+
+
+def test_a_method_that_writes_task_code_only_is_refused_a_skill_to_teach(
+    tmp_path: Path, chat_server, monkeypatch
+) -> None:
+    from lyra.errors import LyraError
+
+    learner = learner_for(tmp_path, "console", chat_server, monkeypatch, library=False)
+    task = put_red_on_blue(skill="put_on")
+    try:
+        with pytest.raises(LyraError) as error:
+            learner.teach(task, PLANNED, Progress.load(learner.ws, PLANNED))
+    finally:
+        learner.close()
+    assert str(error.value) == (
+        f"task '{task.id}' teaches the skill 'put_on', and the method 'console' writes task code "
+        "only: teach skills with a method that does (--method lyra), or give it tasks without a "
+        "skill"
+    )

@@ -72,10 +72,18 @@ class TaskOutcome:
 
 @runtime_checkable
 class Method(Protocol):
-    """One way of teaching: what it asks the LLM, what it keeps, how it uses the teacher."""
+    """One way of teaching: what it asks the LLM, what it keeps, how it uses the teacher.
+
+    Attributes:
+        name: the name it is found by (``--method NAME``).
+        summary: one line on what it does.
+        teaches_skills: it can take a task that names a skill to create or extend; one that
+            cannot writes task code only, and the learner refuses it such a task.
+    """
 
     name: str
     summary: str
+    teaches_skills: bool
 
     def solve(
         self, learner: Learner, task: Task, curriculum: str, progress: Progress

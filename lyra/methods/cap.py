@@ -36,11 +36,13 @@ class CodeAsPolicies:
     Attributes:
         name: the method's registered name.
         summary: one line on what it does.
+        teaches_skills: whether it takes tasks that name a skill (see lyra.methods.Method).
         remember: keep the transcripts that succeeded and show the most similar ones.
     """
 
     name: str
     summary: str
+    teaches_skills: bool = False
     remember: bool = False
 
     def solve(

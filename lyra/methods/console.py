@@ -52,11 +52,13 @@ class ConsoleLearner:
     Attributes:
         name: the method's registered name.
         summary: one line on what it does.
+        teaches_skills: whether it takes tasks that name a skill (see lyra.methods.Method).
         k: transcripts retrieved for a new run.
     """
 
     name: str
     summary: str
+    teaches_skills: bool = False
     k: int = K_TRANSCRIPTS
 
     def solve(

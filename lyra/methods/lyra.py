@@ -64,6 +64,7 @@ class LyraMethod:
     Attributes:
         name: the method's registered name.
         summary: one line on what it does, for ``lyra eval`` and ``--help``.
+        teaches_skills: whether it takes tasks that name a skill (see lyra.methods.Method).
         memory: retrieve examples and skills by similarity; without it (the paper's ablation),
             learnt skills and examples are drawn at random into the prompt while they fit.
         critic: an LLM judges each attempt from the scene and the success check's reason,
@@ -72,6 +73,7 @@ class LyraMethod:
 
     name: str
     summary: str
+    teaches_skills: bool = True
     memory: bool = True
     critic: bool = False
 
