@@ -24,7 +24,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lyra.backend import backend_spec
+from lyra.backend import BackendSpec, backend_spec
 from lyra.curriculum import (
     MAX_HOLD_SECONDS,
     MAX_SEED,
@@ -38,7 +38,8 @@ from lyra.curriculum import (
     schema_message,
     task_problems,
 )
-from lyra.errors import unknown_name
+from lyra.errors import LyraError, unknown_name
+from lyra.predicates import from_spec
 
 SPLITS = ("seen", "unseen_attributes", "unseen_instructions")
 SUITE_FILE = "suite.yaml"
@@ -47,6 +48,9 @@ PLACEHOLDER = re.compile(r"<([a-z][a-z_]*?)([2-9]?)>")
 ATTRIBUTE_NAME = r"^[a-z][a-z_]*$"
 # Layout seeds are four-digit, apart from the small seeds curricula teach and check on.
 LAYOUT_SEEDS = (1_000, 10_000)
+# A layout where the instruction is already done is drawn again; a predicate that holds on this
+# many layouts in a row holds whatever the plan does.
+START_DRAWS = 20
 PRAISE = "Well done, learn that for next time."
 
 
@@ -184,7 +188,9 @@ class Suite:
             if split not in SPLITS:
                 raise SuiteError([unknown_name("no split named", "splits", split, SPLITS)])
         return [
-            item for template in self.spec.templates for item in _items(self.spec, template, splits)
+            item
+            for template in self.spec.templates
+            for item, _ in _items(self.spec, template, splits)
         ]
 
     def oracle(self, item: EvalItem) -> str | None:
@@ -264,7 +270,18 @@ def _problems(spec: SuiteSpec) -> list[tuple[Loc, str]]:
     if problems:
         return problems
     for index, template in enumerate(spec.templates):
-        for item in _items(spec, template, SPLITS):
+        items = list(_items(spec, template, SPLITS))
+        done = next((item for item, undone in items if not undone), None)
+        if done is not None:
+            problems.append(
+                (
+                    ("templates", index, "success"),
+                    f"'{done.instruction}' is done as laid out, before anything moves, on each "
+                    f"of the {START_DRAWS} layouts drawn for it: the predicate cannot tell doing "
+                    "it from doing nothing",
+                )
+            )
+        for item, _ in items:
             for where, message in task_problems(item.task):
                 # The task's scene is the suite's; its success, the template's.
                 at = where if where[0] == "scene" else ("templates", index, *where)
@@ -419,37 +436,65 @@ def _combinations(
         yield {n: v for n, (v, _) in zip(names, combination, strict=True)}
 
 
-def _items(spec: SuiteSpec, template: Template, splits: Sequence[str]) -> Iterator[EvalItem]:
+def _items(
+    spec: SuiteSpec, template: Template, splits: Sequence[str]
+) -> Iterator[tuple[EvalItem, bool]]:
+    """A template's items in these splits, each with whether its task is undone as laid out."""
     names = _placeholders(template.instruction)
     for split in (s for s in SPLITS if s in splits and s in _splits(template)):
         # One generator per template and split: asking for fewer splits changes no item.
         rng = random.Random(f"{spec.seed}:{template.id}:{split}")
         every = list(_combinations(names, spec.attributes, split))
-        for index, values in enumerate(
-            rng.sample(every, min(spec.instructions_per_split, len(every)))
-        ):
-            seed = rng.randrange(*LAYOUT_SEEDS)
-            yield _item(spec, template, split, index, values, seed)
+        chosen = rng.sample(every, min(spec.instructions_per_split, len(every)))
+        for index, values in enumerate(chosen):
+            yield _item(spec, template, split, index, values, rng)
 
 
 def _item(
-    spec: SuiteSpec, template: Template, split: str, index: int, values: dict[str, Value], seed: int
-) -> EvalItem:
+    spec: SuiteSpec,
+    template: Template,
+    split: str,
+    index: int,
+    values: dict[str, Value],
+    rng: random.Random,
+) -> tuple[EvalItem, bool]:
+    """One item, on the first layout drawn where its task is not already done."""
+
     def words(text: str) -> str:
         return PLACEHOLDER.sub(lambda m: values[_key(m)].words, text)
 
-    instruction = words(template.instruction)
+    instruction, success = words(template.instruction), _filled(template.success, values)
+    backend = backend_spec(spec.backend)
+    undone = False
+    for _ in range(START_DRAWS):
+        seed = rng.randrange(*LAYOUT_SEEDS)
+        if not _done_at_start(backend, spec.scene, seed, success):
+            undone = True
+            break
     task = Task(
         id=f"{template.id}-{split.replace('_', '-')}-{index}",
         backend=spec.backend,
         instruction=instruction,
         scene=spec.scene.model_copy(deep=True),
         seeds=[seed],
-        success=_filled(template.success, values),
+        success=success,
         hold_seconds=template.hold_seconds,
         feedback=[words(text) for text in template.corrections],
     )
-    return EvalItem(template.id, split, instruction, task, spec.praise, values)
+    return EvalItem(template.id, split, instruction, task, spec.praise, values), undone
+
+
+def _done_at_start(
+    backend: BackendSpec, scene: Any, seed: int, success: list[dict[str, Any]]
+) -> bool:
+    """Whether the success holds as the scene is laid out (False where the backend cannot tell)."""
+    try:
+        state = backend.start_state(scene, seed)
+        return state is not None and from_spec(success, backend.predicate_functions())(state).ok
+    except LyraError:
+        # A scene that cannot be laid out, a predicate that cannot judge: the task's own check
+        # reports them.
+        return False
 
 
 def _filled(node: Any, values: Mapping[str, Value]) -> Any:

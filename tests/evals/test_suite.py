@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from envs.ravens.scene import SceneSpec
+from envs.ravens.scene import SceneSpec, start_state
 from lyra.evals.suite import SPLITS, EvalItem, SuiteError, load_suite
+from lyra.predicates import within_distance
 
 VALID = """\
 name: demo
@@ -372,3 +373,40 @@ def test_a_file_that_is_not_a_suite(tmp_path: Path) -> None:
     )
     missing = tmp_path / "nowhere"
     assert error_of(missing) == (f"{missing}: cannot be read: No such file or directory")
+
+
+def test_a_layout_where_the_task_is_already_done_is_drawn_again(tmp_path: Path) -> None:
+    near = VALID.replace("instructions_per_split: 2", "instructions_per_split: 9").replace(
+        "      - on_top: {upper: <block>, lower: <block2>}",
+        "      - within_distance: {name: <block>, other: <block2>, distance: 0.25}",
+    )
+    suite = load_suite(write(tmp_path, near))
+    items = [i for i in suite.items() if i.template == "on-block"]
+    assert len(items) == 12
+    for item in items:
+        start = start_state(item.task.scene, item.task.seeds[0])
+        assert not item.task.predicate()(start), item.task.id
+    # The same predicate holds on a good share of the layouts the draw passed over.
+    blocks = [("red_block", "green_block"), ("blue_block", "yellow_block")]
+    near_ones = [
+        seed
+        for seed in range(1000, 1040)
+        for a, b in blocks
+        if within_distance(start_state(items[0].task.scene, seed), a, b, 0.25)
+    ]
+    assert len(near_ones) > 20
+
+
+def test_a_predicate_that_holds_before_anything_moves(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        VALID.replace(
+            "      - at_point: {name: <block>, point: <spot>, tolerance: 0.04}",
+            "      - on_table: <block>",
+        ),
+    )
+    assert error_of(path) == (
+        f"{path}:41: templates.1.success: 'put the green block on the top left corner' is done as "
+        "laid out, before anything moves, on each of the 20 layouts drawn for it: the predicate "
+        "cannot tell doing it from doing nothing"
+    )
