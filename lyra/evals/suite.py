@@ -212,9 +212,9 @@ def load_suite(path: Path) -> Suite:
     Besides the schema: duplicate keys, anchors and text that is not UTF-8 (as in a
     curriculum), template ids given twice, a word given to two values of one attribute,
     placeholders naming no attribute or (outside the instruction) none of the instruction's,
-    templates that cannot be filled for their splits, and items whose task would not load:
-    a scene that cannot be laid out on the item's seed, a predicate naming an object the scene
-    lacks.
+    templates that cannot be filled for their splits, items whose task would not load (a scene
+    that cannot be laid out on the item's seed, a predicate naming an object the scene lacks),
+    and predicates that hold as the scene is laid out on every layout drawn.
 
     Raises:
         SuiteError: one line per problem, naming the file, the line and the field.
