@@ -24,7 +24,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lyra.backend import BackendSpec, backend_spec
+from lyra.backend import backend_spec
 from lyra.curriculum import (
     MAX_HOLD_SECONDS,
     MAX_SEED,
@@ -39,7 +39,6 @@ from lyra.curriculum import (
     task_problems,
 )
 from lyra.errors import LyraError, unknown_name
-from lyra.predicates import from_spec
 
 SPLITS = ("seen", "unseen_attributes", "unseen_instructions")
 SUITE_FILE = "suite.yaml"
@@ -458,39 +457,40 @@ def _item(
     values: dict[str, Value],
     rng: random.Random,
 ) -> tuple[EvalItem, bool]:
-    """One item, on the first layout drawn where its task is not already done."""
+    """One item, and whether its layout leaves its task undone (the first drawn that does)."""
 
     def words(text: str) -> str:
         return PLACEHOLDER.sub(lambda m: values[_key(m)].words, text)
 
-    instruction, success = words(template.instruction), _filled(template.success, values)
-    backend = backend_spec(spec.backend)
-    undone = False
-    for _ in range(START_DRAWS):
-        seed = rng.randrange(*LAYOUT_SEEDS)
-        if not _done_at_start(backend, spec.scene, seed, success):
-            undone = True
-            break
+    instruction = words(template.instruction)
     task = Task(
         id=f"{template.id}-{split.replace('_', '-')}-{index}",
         backend=spec.backend,
         instruction=instruction,
         scene=spec.scene.model_copy(deep=True),
-        seeds=[seed],
-        success=success,
+        seeds=[rng.randrange(*LAYOUT_SEEDS)],
+        success=_filled(template.success, values),
         hold_seconds=template.hold_seconds,
         feedback=[words(text) for text in template.corrections],
     )
-    return EvalItem(template.id, split, instruction, task, spec.praise, values), undone
+    for _ in range(START_DRAWS - 1):
+        if not done_at_start(task, task.seeds[0]):
+            break
+        task.seeds = [rng.randrange(*LAYOUT_SEEDS)]
+    item = EvalItem(template.id, split, instruction, task, spec.praise, values)
+    return item, not done_at_start(task, task.seeds[0])
 
 
-def _done_at_start(
-    backend: BackendSpec, scene: Any, seed: int, success: list[dict[str, Any]]
-) -> bool:
-    """Whether the success holds as the scene is laid out (False where the backend cannot tell)."""
+def done_at_start(task: Task, seed: int) -> bool:
+    """Whether a task's success already holds as its scene is laid out on a seed.
+
+    Such a layout says nothing of a plan: doing nothing passes there. False where the backend
+    cannot lay a scene out without its simulator.
+    """
+    backend = task.spec()
     try:
-        state = backend.start_state(scene, seed)
-        return state is not None and from_spec(success, backend.predicate_functions())(state).ok
+        state = backend.start_state(task.scene, seed)
+        return state is not None and task.predicate()(state).ok
     except LyraError:
         # A scene that cannot be laid out, a predicate that cannot judge: the task's own check
         # reports them.

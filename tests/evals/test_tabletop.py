@@ -15,7 +15,7 @@ import pytest
 
 from lyra.backend import Backend
 from lyra.episode import run_episode
-from lyra.evals.suite import EvalItem, Suite, load_suite
+from lyra.evals.suite import EvalItem, Suite, done_at_start, load_suite
 
 REPO = Path(__file__).resolve().parents[2]
 SUITE = load_suite(REPO / "evals" / "tabletop")
@@ -159,6 +159,14 @@ def test_a_correction_speaks_of_the_items_own_objects() -> None:
         "middle of that side, less than 10 cm from it, where nothing else stands."
     ]
     assert item.praise == "Well done, learn that for next time."
+
+
+def test_a_layout_where_the_instruction_is_already_done_was_passed_over() -> None:
+    task = first(SUITE, "block-beside-bowl").task
+    # Seed 5861, the first drawn, lays the red block out to the right of the gray bowl.
+    assert task.seeds == [3003]
+    assert done_at_start(task, 5861)
+    assert not done_at_start(task, 3003)
 
 
 @pytest.mark.slow
