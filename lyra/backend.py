@@ -133,6 +133,9 @@ class BackendSpec:
             simulator, raising :class:`~lyra.errors.LyraError` when it cannot: a curriculum
             is then checked for scenes that do not fit and predicates naming missing objects
             at load time. None: checked only when the task runs.
+        start: a function ``(scene, seed) -> WorldState`` giving the objects as a scene is laid
+            out, before anything moves, without a simulator: an evaluation suite then draws
+            another layout where an instruction would be done by doing nothing. None: unchecked.
         tolerance: how close, in metres, its motions bring an object or the tool to a target.
         confinement: the OS confinement layers (``lyra.sandbox.LAYERS``) generated code must
             run under on this backend, or not run at all: a real robot requires them all.
@@ -157,6 +160,7 @@ class BackendSpec:
     bench: str | None = None
     sample: str | None = None
     layout: str | None = None
+    start: str | None = None
     tolerance: float = 0.005
     confinement: tuple[str, ...] = ()
     compatible: frozenset[str] = field(default_factory=frozenset)
@@ -212,6 +216,17 @@ class BackendSpec:
             return None
         names: list[str] = _load(self.layout)(scene, seed)
         return names
+
+    def start_state(self, scene: BaseModel, seed: int) -> WorldState | None:
+        """The objects as a scene is laid out on a seed; None when the backend cannot tell.
+
+        Raises:
+            LyraError: the scene cannot be laid out (the message says why).
+        """
+        if self.start is None:
+            return None
+        state: WorldState = _load(self.start)(scene, seed)
+        return state
 
     def run_peer(self, scene: BaseModel, seed: int) -> PeerRun | None:
         """The peer's policy on a scene and seed; None when the backend has no peer."""

@@ -22,6 +22,7 @@ SPEC = BackendSpec(
     bench="envs.ravens.bench:TASKS",
     sample="envs.ravens.bench:SAMPLE",
     layout="envs.ravens.scene:object_names",
+    start="envs.ravens.scene:start_state",
     tolerance=0.005,
 )
 

@@ -16,7 +16,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from lyra.backend import format_validation_error
+from lyra.embodiment import ObjectState, WorldState
 from lyra.errors import LayoutError, LyraError
+from lyra.geometry import Point, Pose, Size
 
 ObjectKind = Literal["block", "plate", "tile", "beam", "plank", "bowl", "zone"]
 
@@ -345,3 +347,22 @@ def object_names(spec: SceneSpec, seed: int) -> list[str]:
         SceneError: the objects do not fit in the placement area.
     """
     return [placed.name for placed in layout(spec, seed)]
+
+
+def start_state(spec: SceneSpec, seed: int) -> WorldState:
+    """The objects as a scene lays them out on a seed, before anything moves.
+
+    What the world state reads after a reset, without a simulator: a reset lays every object
+    where its pose says, resting, so settling moves it by micrometres at most.
+
+    Raises:
+        SceneError: the objects do not fit in the placement area.
+    """
+    return WorldState(
+        {
+            p.name: ObjectState(
+                p.name, p.kind, p.color, Pose.from_yaw(Point(p.x, p.y, p.z), p.yaw), Size(*p.size)
+            )
+            for p in layout(spec, seed)
+        }
+    )

@@ -38,7 +38,7 @@ from lyra.curriculum import (
     schema_message,
     task_problems,
 )
-from lyra.errors import unknown_name
+from lyra.errors import LyraError, unknown_name
 
 SPLITS = ("seen", "unseen_attributes", "unseen_instructions")
 SUITE_FILE = "suite.yaml"
@@ -47,6 +47,9 @@ PLACEHOLDER = re.compile(r"<([a-z][a-z_]*?)([2-9]?)>")
 ATTRIBUTE_NAME = r"^[a-z][a-z_]*$"
 # Layout seeds are four-digit, apart from the small seeds curricula teach and check on.
 LAYOUT_SEEDS = (1_000, 10_000)
+# A layout where the instruction is already done is drawn again; a predicate that holds on this
+# many layouts in a row holds whatever the plan does.
+START_DRAWS = 20
 PRAISE = "Well done, learn that for next time."
 
 
@@ -184,7 +187,9 @@ class Suite:
             if split not in SPLITS:
                 raise SuiteError([unknown_name("no split named", "splits", split, SPLITS)])
         return [
-            item for template in self.spec.templates for item in _items(self.spec, template, splits)
+            item
+            for template in self.spec.templates
+            for item, _ in _items(self.spec, template, splits)
         ]
 
     def oracle(self, item: EvalItem) -> str | None:
@@ -206,9 +211,9 @@ def load_suite(path: Path) -> Suite:
     Besides the schema: duplicate keys, anchors and text that is not UTF-8 (as in a
     curriculum), template ids given twice, a word given to two values of one attribute,
     placeholders naming no attribute or (outside the instruction) none of the instruction's,
-    templates that cannot be filled for their splits, and items whose task would not load:
-    a scene that cannot be laid out on the item's seed, a predicate naming an object the scene
-    lacks.
+    templates that cannot be filled for their splits, items whose task would not load (a scene
+    that cannot be laid out on the item's seed, a predicate naming an object the scene lacks),
+    and predicates that hold as the scene is laid out on every layout drawn.
 
     Raises:
         SuiteError: one line per problem, naming the file, the line and the field.
@@ -264,7 +269,18 @@ def _problems(spec: SuiteSpec) -> list[tuple[Loc, str]]:
     if problems:
         return problems
     for index, template in enumerate(spec.templates):
-        for item in _items(spec, template, SPLITS):
+        items = list(_items(spec, template, SPLITS))
+        done = next((item for item, undone in items if not undone), None)
+        if done is not None:
+            problems.append(
+                (
+                    ("templates", index, "success"),
+                    f"'{done.instruction}' is done as laid out, before anything moves, on each "
+                    f"of the {START_DRAWS} layouts drawn for it: the predicate cannot tell doing "
+                    "it from doing nothing",
+                )
+            )
+        for item, _ in items:
             for where, message in task_problems(item.task):
                 # The task's scene is the suite's; its success, the template's.
                 at = where if where[0] == "scene" else ("templates", index, *where)
@@ -419,22 +435,30 @@ def _combinations(
         yield {n: v for n, (v, _) in zip(names, combination, strict=True)}
 
 
-def _items(spec: SuiteSpec, template: Template, splits: Sequence[str]) -> Iterator[EvalItem]:
+def _items(
+    spec: SuiteSpec, template: Template, splits: Sequence[str]
+) -> Iterator[tuple[EvalItem, bool]]:
+    """A template's items in these splits, each with whether its task is undone as laid out."""
     names = _placeholders(template.instruction)
     for split in (s for s in SPLITS if s in splits and s in _splits(template)):
         # One generator per template and split: asking for fewer splits changes no item.
         rng = random.Random(f"{spec.seed}:{template.id}:{split}")
         every = list(_combinations(names, spec.attributes, split))
-        for index, values in enumerate(
-            rng.sample(every, min(spec.instructions_per_split, len(every)))
-        ):
-            seed = rng.randrange(*LAYOUT_SEEDS)
-            yield _item(spec, template, split, index, values, seed)
+        chosen = rng.sample(every, min(spec.instructions_per_split, len(every)))
+        for index, values in enumerate(chosen):
+            yield _item(spec, template, split, index, values, rng)
 
 
 def _item(
-    spec: SuiteSpec, template: Template, split: str, index: int, values: dict[str, Value], seed: int
-) -> EvalItem:
+    spec: SuiteSpec,
+    template: Template,
+    split: str,
+    index: int,
+    values: dict[str, Value],
+    rng: random.Random,
+) -> tuple[EvalItem, bool]:
+    """One item, and whether its layout leaves its task undone (the first drawn that does)."""
+
     def words(text: str) -> str:
         return PLACEHOLDER.sub(lambda m: values[_key(m)].words, text)
 
@@ -444,12 +468,33 @@ def _item(
         backend=spec.backend,
         instruction=instruction,
         scene=spec.scene.model_copy(deep=True),
-        seeds=[seed],
+        seeds=[rng.randrange(*LAYOUT_SEEDS)],
         success=_filled(template.success, values),
         hold_seconds=template.hold_seconds,
         feedback=[words(text) for text in template.corrections],
     )
-    return EvalItem(template.id, split, instruction, task, spec.praise, values)
+    for _ in range(START_DRAWS - 1):
+        if not done_at_start(task, task.seeds[0]):
+            break
+        task.seeds = [rng.randrange(*LAYOUT_SEEDS)]
+    item = EvalItem(template.id, split, instruction, task, spec.praise, values)
+    return item, not done_at_start(task, task.seeds[0])
+
+
+def done_at_start(task: Task, seed: int) -> bool:
+    """Whether a task's success already holds as its scene is laid out on a seed.
+
+    Such a layout says nothing of a plan: doing nothing passes there. False where the backend
+    cannot lay a scene out without its simulator.
+    """
+    backend = task.spec()
+    try:
+        state = backend.start_state(task.scene, seed)
+        return state is not None and task.predicate()(state).ok
+    except LyraError:
+        # A scene that cannot be laid out, a predicate that cannot judge: the task's own check
+        # reports them.
+        return False
 
 
 def _filled(node: Any, values: Mapping[str, Value]) -> Any:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from envs.ravens.scene import SceneSpec
+from envs.ravens.scene import SceneSpec, start_state
 from lyra.evals.suite import SPLITS, EvalItem, SuiteError, load_suite
+from lyra.predicates import within_distance
 
 VALID = """\
 name: demo
@@ -66,6 +67,12 @@ def write(tmp_path: Path, text: str = VALID) -> Path:
     path = tmp_path / "suite.yaml"
     path.write_text(textwrap.dedent(text))
     return path
+
+
+def changed(tmp_path: Path, old: str, new: str) -> Path:
+    """The valid suite with one change, written; the text to change must be there."""
+    assert old in VALID
+    return write(tmp_path, VALID.replace(old, new))
 
 
 def error_of(path: Path) -> str:
@@ -142,9 +149,7 @@ def test_splits_follow_what_was_held_out(tmp_path: Path) -> None:
 
 
 def test_two_placeholders_of_one_attribute_take_different_values(tmp_path: Path) -> None:
-    suite = load_suite(
-        write(tmp_path, VALID.replace("instructions_per_split: 2", "instructions_per_split: 9"))
-    )
+    suite = load_suite(changed(tmp_path, "instructions_per_split: 2", "instructions_per_split: 9"))
     on_block = [i for i in suite.items() if i.template == "on-block"]
     # Every filling there is: 3 x 2 seen, and 4 x 3 - 3 x 2 with the held-out yellow block.
     assert [i.split for i in on_block].count("seen") == 6
@@ -163,7 +168,7 @@ def test_the_draw_is_the_same_every_time_and_for_any_choice_of_splits(tmp_path: 
     for split in SPLITS:
         assert suite.items([split]) == [i for i in first if i.split == split]
     assert suite.items([]) == []
-    reseeded = load_suite(write(tmp_path, VALID.replace("description:", "seed: 7\ndescription:")))
+    reseeded = load_suite(changed(tmp_path, "description:", "seed: 7\ndescription:"))
     assert [(i.template, i.split) for i in reseeded.items()] == [
         (i.template, i.split) for i in first
     ]
@@ -190,7 +195,7 @@ def test_the_items_tasks_are_fresh_each_time(tmp_path: Path) -> None:
 
 
 def test_unknown_field(tmp_path: Path) -> None:
-    path = write(tmp_path, VALID.replace("    hold_seconds: 1.0", "    hold_secs: 1.0"))
+    path = changed(tmp_path, "    hold_seconds: 1.0", "    hold_secs: 1.0")
     assert error_of(path) == (
         f"{path}:46: templates.2.hold_secs: Extra inputs are not permitted (did you mean "
         "'hold_seconds'?)"
@@ -198,9 +203,7 @@ def test_unknown_field(tmp_path: Path) -> None:
 
 
 def test_wrong_type_names_the_line_of_the_field(tmp_path: Path) -> None:
-    path = write(
-        tmp_path, VALID.replace("instructions_per_split: 2", "instructions_per_split: two")
-    )
+    path = changed(tmp_path, "instructions_per_split: 2", "instructions_per_split: two")
     assert error_of(path) == (
         f"{path}:4: instructions_per_split: Input should be a valid integer, unable to parse "
         "string as an integer"
@@ -208,28 +211,24 @@ def test_wrong_type_names_the_line_of_the_field(tmp_path: Path) -> None:
 
 
 def test_missing_field_points_at_its_template(tmp_path: Path) -> None:
-    path = write(tmp_path, VALID.replace("    instruction: put the <block> on the <spot>\n", ""))
+    path = changed(tmp_path, "    instruction: put the <block> on the <spot>\n", "")
     assert error_of(path) == f"{path}:39: templates.1.instruction: Field required"
 
 
 def test_a_value_needs_words_and_a_value(tmp_path: Path) -> None:
-    path = write(
-        tmp_path, VALID.replace("{words: gray bowl, value: gray_bowl}", "{words: gray bowl}")
-    )
+    path = changed(tmp_path, "{words: gray bowl, value: gray_bowl}", "{words: gray bowl}")
     assert error_of(path) == f"{path}:25: attributes.bowl.seen.0.value: Field required"
 
 
 def test_an_attribute_name_is_lower_case_letters(tmp_path: Path) -> None:
-    path = write(tmp_path, VALID.replace("  spot:\n", "  spot2:\n"))
+    path = changed(tmp_path, "  spot:\n", "  spot2:\n")
     assert error_of(path) == (
         f"{path}:28: attributes.spot2.[key]: String should match pattern '^[a-z][a-z_]*$'"
     )
 
 
 def test_a_placeholder_naming_no_attribute(tmp_path: Path) -> None:
-    path = write(
-        tmp_path, VALID.replace("put the <block> on the <spot>", "put the <block> on the <place>")
-    )
+    path = changed(tmp_path, "put the <block> on the <spot>", "put the <block> on the <place>")
     assert error_of(path) == (
         f"{path}:40: templates.1.instruction: <place>: no attribute named 'place'. Known "
         "attributes: block, bowl, spot\n"
@@ -239,7 +238,7 @@ def test_a_placeholder_naming_no_attribute(tmp_path: Path) -> None:
 
 
 def test_a_placeholder_in_the_success_naming_no_attribute(tmp_path: Path) -> None:
-    path = write(tmp_path, VALID.replace("lower: <block2>", "lower: <blok2>"))
+    path = changed(tmp_path, "lower: <block2>", "lower: <blok2>")
     assert error_of(path) == (
         f"{path}:35: templates.0.success.0.on_top.lower: <blok2>: no attribute named 'blok'. "
         "Did you mean 'block'? Known attributes: block, bowl, spot"
@@ -247,9 +246,7 @@ def test_a_placeholder_in_the_success_naming_no_attribute(tmp_path: Path) -> Non
 
 
 def test_a_placeholder_the_instruction_lacks(tmp_path: Path) -> None:
-    path = write(
-        tmp_path, VALID.replace("The <block> rests on the <block2>.", "The <block3> rests.")
-    )
+    path = changed(tmp_path, "The <block> rests on the <block2>.", "The <block3> rests.")
     assert error_of(path) == (
         f"{path}:37: templates.0.corrections.0: <block3> is not in the instruction, so no value "
         "fills it (it has <block>, <block2>)"
@@ -257,7 +254,7 @@ def test_a_placeholder_the_instruction_lacks(tmp_path: Path) -> None:
 
 
 def test_a_placeholder_in_the_success_is_a_whole_value(tmp_path: Path) -> None:
-    path = write(tmp_path, VALID.replace("zone: <bowl>}", "zone: my_<bowl>}"))
+    path = changed(tmp_path, "zone: <bowl>}", "zone: my_<bowl>}")
     assert error_of(path) == (
         f"{path}:48: templates.2.success.0.inside.zone: 'my_<bowl>': a placeholder in `success` is "
         "a whole value (an object name, a point), not part of one"
@@ -265,14 +262,14 @@ def test_a_placeholder_in_the_success_is_a_whole_value(tmp_path: Path) -> None:
 
 
 def test_a_template_id_given_twice(tmp_path: Path) -> None:
-    path = write(tmp_path, VALID.replace("  - id: to-spot", "  - id: on-block"))
+    path = changed(tmp_path, "  - id: to-spot", "  - id: on-block")
     assert error_of(path) == (
         f"{path}:39: templates.1.id: template id 'on-block' is already used by templates.0"
     )
 
 
 def test_words_given_to_two_values(tmp_path: Path) -> None:
-    path = write(tmp_path, VALID.replace("{words: yellow block,", "{words: red block,"))
+    path = changed(tmp_path, "{words: yellow block,", "{words: red block,")
     assert error_of(path) == (
         f"{path}:22: attributes.block.held_out.0.words: 'red block' is also the words of "
         "attributes.block.seen.0: an instruction could not tell them apart"
@@ -292,12 +289,10 @@ def test_a_held_out_template_needs_a_held_out_value(tmp_path: Path) -> None:
 
 
 def test_a_template_needs_enough_values(tmp_path: Path) -> None:
-    path = write(
+    path = changed(
         tmp_path,
-        VALID.replace(
-            "put the <block> on the <block2>",
-            "put the <block> on the <block2> and <block3> on <block4>",
-        ),
+        "put the <block> on the <block2>",
+        "put the <block> on the <block2> and <block3> on <block4>",
     )
     assert error_of(path) == (
         f"{path}:33: templates.0.instruction: it needs 4 different block values and the suite "
@@ -306,7 +301,7 @@ def test_a_template_needs_enough_values(tmp_path: Path) -> None:
 
 
 def test_an_unknown_predicate(tmp_path: Path) -> None:
-    path = write(tmp_path, VALID.replace("on_top: {upper", "over: {upper"))
+    path = changed(tmp_path, "on_top: {upper", "over: {upper")
     message = error_of(path)
     assert message.startswith(
         f"{path}:34: templates.0.success: unknown predicate 'over': use one of aligned, "
@@ -315,11 +310,8 @@ def test_an_unknown_predicate(tmp_path: Path) -> None:
 
 
 def test_a_value_naming_an_object_the_scene_lacks(tmp_path: Path) -> None:
-    path = write(
-        tmp_path,
-        VALID.replace(
-            "{words: white bowl, value: white_bowl}", "{words: white bowl, value: whit_bowl}"
-        ),
+    path = changed(
+        tmp_path, "{words: white bowl, value: white_bowl}", "{words: white bowl, value: whit_bowl}"
     )
     assert error_of(path) == (
         f"{path}:47: templates.2.success: the predicate names 'whit_bowl', which the scene does not "
@@ -329,35 +321,29 @@ def test_a_value_naming_an_object_the_scene_lacks(tmp_path: Path) -> None:
 
 
 def test_a_scene_the_backend_refuses(tmp_path: Path) -> None:
-    path = write(tmp_path, VALID.replace("{type: bowl, color: gray}", "{type: bowl, color: grey}"))
+    path = changed(tmp_path, "{type: bowl, color: gray}", "{type: bowl, color: grey}")
     assert error_of(path).startswith(
         f"{path}:13: scene.objects.4.color: Input should be 'red', 'green', "
     )
 
 
 def test_a_scene_that_cannot_be_laid_out(tmp_path: Path) -> None:
-    path = write(
-        tmp_path,
-        VALID.replace(
-            "    - {type: bowl, color: white}", "    - {type: bowl, color: white, count: 40}"
-        ),
+    path = changed(
+        tmp_path, "    - {type: bowl, color: white}", "    - {type: bowl, color: white, count: 40}"
     )
     assert error_of(path).startswith(f"{path}:7: scene: on seed ")
 
 
 def test_malformed_yaml_and_duplicate_keys_and_anchors(tmp_path: Path) -> None:
-    path = write(tmp_path, VALID.replace("name: demo", "name: [demo"))
+    path = changed(tmp_path, "name: demo", "name: [demo")
     assert error_of(path).startswith(f"{path}:2:8: ")
-    path = write(tmp_path, VALID.replace("backend: ravens", "backend: ravens\nname: again"))
+    path = changed(tmp_path, "backend: ravens", "backend: ravens\nname: again")
     assert error_of(path) == (
         f"{path}:3: name: the key 'name' is given twice (also on line 1); keep one, or the first "
         "would be silently dropped"
     )
-    path = write(
-        tmp_path,
-        VALID.replace(
-            "seen:\n      - {words: red block", "seen: &blocks\n      - {words: red block"
-        ),
+    path = changed(
+        tmp_path, "seen:\n      - {words: red block", "seen: &blocks\n      - {words: red block"
     )
     assert error_of(path) == (
         f"{path}:17: YAML anchors and aliases (&name, *name) are not allowed: write each value out"
@@ -372,3 +358,38 @@ def test_a_file_that_is_not_a_suite(tmp_path: Path) -> None:
     )
     missing = tmp_path / "nowhere"
     assert error_of(missing) == (f"{missing}: cannot be read: No such file or directory")
+
+
+def test_a_layout_where_the_task_is_already_done_is_drawn_again(tmp_path: Path) -> None:
+    near = VALID.replace("instructions_per_split: 2", "instructions_per_split: 9").replace(
+        "      - on_top: {upper: <block>, lower: <block2>}",
+        "      - within_distance: {name: <block>, other: <block2>, distance: 0.25}",
+    )
+    suite = load_suite(write(tmp_path, near))
+    items = [i for i in suite.items() if i.template == "on-block"]
+    assert len(items) == 12
+    for item in items:
+        start = start_state(item.task.scene, item.task.seeds[0])
+        assert not item.task.predicate()(start), item.task.id
+    # The same predicate holds on a good share of the layouts the draw passed over.
+    blocks = [("red_block", "green_block"), ("blue_block", "yellow_block")]
+    near_ones = [
+        seed
+        for seed in range(1000, 1040)
+        for a, b in blocks
+        if within_distance(start_state(items[0].task.scene, seed), a, b, 0.25)
+    ]
+    assert len(near_ones) > 20
+
+
+def test_a_predicate_that_holds_before_anything_moves(tmp_path: Path) -> None:
+    path = changed(
+        tmp_path,
+        "      - at_point: {name: <block>, point: <spot>, tolerance: 0.04}",
+        "      - on_table: <block>",
+    )
+    assert error_of(path) == (
+        f"{path}:41: templates.1.success: 'put the green block on the top left corner' is done as "
+        "laid out, before anything moves, on each of the 20 layouts drawn for it: the predicate "
+        "cannot tell doing it from doing nothing"
+    )

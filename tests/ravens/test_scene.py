@@ -4,7 +4,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.ravens.scene import SceneError, _draw_layout, _NoRoom, layout, load_scene
+from envs.ravens.scene import SceneError, _draw_layout, _NoRoom, layout, load_scene, start_state
+from envs.ravens.tabletop import Tabletop
 from lyra.curriculum import load_curriculum
 
 REPO = Path(__file__).resolve().parents[2]
@@ -130,6 +131,30 @@ def test_malformed_yaml_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(SceneError) as caught:
         load_scene(path)
     assert str(caught.value).startswith(f"{path}: not valid YAML: ")
+
+
+def test_the_start_state_is_what_a_reset_leaves(table: Tabletop) -> None:
+    scene = load_scene(
+        {
+            "objects": [
+                {"type": "bowl", "color": "gray"},
+                {"type": "block", "color": "red", "count": 3, "random_yaw": True},
+                {"type": "plank", "color": "wood", "poses": [{"x": 0.5, "y": 0.2, "yaw_deg": 30}]},
+            ]
+        }
+    )
+    start = start_state(scene, 7)
+    table.reset(scene, 7)
+    after = table.world_state()
+    assert sorted(start) == sorted(after)
+    for name, state in after.items():
+        assert state.pose.position.distance_to(start[name].pose.position) < 1e-4
+        assert abs(math.remainder(state.pose.yaw - start[name].pose.yaw, math.pi / 2)) < 1e-3
+        assert (state.kind, state.color, state.size) == (
+            start[name].kind,
+            start[name].color,
+            start[name].size,
+        )
 
 
 @pytest.mark.slow
