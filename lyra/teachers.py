@@ -90,13 +90,15 @@ class ScriptedTeacher:
     When a check fails, the task's ``feedback`` lines are given in order (then the check's own
     reason); when the code fails on a mistake in its Python (a NameError, a refused import),
     :data:`CODE_MISTAKE` is said instead and the lines wait for a failure they can be about;
-    when it passes, the task's ``review`` lines are given in order before accepting.
+    when it passes, the task's ``review`` lines are given in order before accepting, and the
+    acceptance says ``praise`` (an evaluation suite's "well done, learn that for next time").
     It never teaches a missing skill: a script cannot make up the task that shows one.
     """
 
     wants_pictures = False
 
-    def __init__(self) -> None:
+    def __init__(self, praise: str = "") -> None:
+        self.praise = praise
         self._feedback_used: dict[str, int] = {}
         self._review_used: dict[str, int] = {}
 
@@ -121,7 +123,7 @@ class ScriptedTeacher:
         if used < len(task.review):
             self._review_used[task.id] = used + 1
             return TeacherVerdict("feedback", task.review[used])
-        return TeacherVerdict("accept")
+        return TeacherVerdict("accept", self.praise)
 
     def teach_missing(self, task: Task, proposal: str) -> SkillRequest | None:
         """Decline."""

@@ -69,7 +69,9 @@ class RunRecord:
         interactions: rounds the teacher judged (n, when it succeeded).
         corrections: what the teacher said, in order.
         held_out: of the check seeds, how many the accepted plan does too (LYRA's success
-            over seeds once accepted); None when not accepted or no check seeds.
+            over seeds once accepted); None when not accepted.
+        check_seeds: how many check seeds it ran on (those whose layout already satisfies the
+            instruction are left out).
         model: the model that answered, as the session log names it.
     """
 
@@ -166,7 +168,7 @@ def _runs(job: Job, workspace: Any) -> list[RunRecord]:
     try:
         for run in range(1, job.runs + 1):
             # A fresh teacher for every run: its scripted words start again from the first.
-            learner.teacher = _teacher(job.teacher, learner)
+            learner.teacher = _teacher(job.teacher, learner, job.item.praise)
             learner.say(f"\n== run {run} of {job.item.instruction}")
             outcome = learner.teach(job.item.task, EVAL, Progress.load(workspace, EVAL))
             held_out = _held_out(learner, job, outcome) if outcome.accepted else None
@@ -185,26 +187,37 @@ def _model(log: Path) -> str:
     return records[-1].model if records else ""
 
 
-def _teacher(kind: str, learner: Any) -> Any:
+def _teacher(kind: str, learner: Any, praise: str) -> Any:
     from lyra.teachers import ScriptedTeacher, critic
 
     if kind == "scripted":
-        return ScriptedTeacher()
+        return ScriptedTeacher(praise)
     if kind == "llm":
         return critic(learner)
     raise LyraError(f"lyra eval runs with --teacher scripted or llm, not '{kind}'")
 
 
-def _held_out(learner: Any, job: Job, outcome: Any) -> int:
-    """On how many check seeds the accepted plan does the task too."""
-    if not job.check_seeds or outcome.last is None:
-        return 0
-    task = job.item.task.model_copy(update={"seeds": list(job.check_seeds)})
+def _held_out(learner: Any, job: Job, outcome: Any) -> tuple[int, int]:
+    """On how many check seeds the accepted plan does the task too, and on how many it ran.
+
+    A seed whose layout already satisfies the instruction is left out: doing nothing passes
+    there, so it says nothing of the plan.
+    """
+    from lyra.evals.suite import done_at_start
+
+    if outcome.last is None:
+        return 0, 0
+    seeds = [seed for seed in job.check_seeds if not done_at_start(job.item.task, seed)]
+    if not seeds:
+        return 0, 0
+    task = job.item.task.model_copy(update={"seeds": seeds})
     attempt = learner.attempt(task, task.scene, outcome.last.code, learner.ws.skills_dir, 0)
-    return sum(run.ok for run in attempt.runs)
+    return sum(run.ok for run in attempt.runs), len(seeds)
 
 
-def _record(job: Job, run: int, outcome: Any, held_out: int | None, model: str) -> RunRecord:
+def _record(
+    job: Job, run: int, outcome: Any, held_out: tuple[int, int] | None, model: str
+) -> RunRecord:
     item = job.item
     return RunRecord(
         method=job.method,
@@ -221,8 +234,8 @@ def _record(job: Job, run: int, outcome: Any, held_out: int | None, model: str) 
         completion_tokens=outcome.completion_tokens,
         wall_seconds=round(outcome.wall_seconds, 3),
         corrections=list(outcome.corrections),
-        held_out=held_out,
-        check_seeds=len(job.check_seeds) if outcome.accepted else 0,
+        held_out=None if held_out is None else held_out[0],
+        check_seeds=0 if held_out is None else held_out[1],
         model=model,
     )
 

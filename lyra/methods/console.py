@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
 # Transcripts shown, by similarity of their first instruction to this run's (the paper's k).
 K_TRANSCRIPTS = 16
-# What the person says when the robot did it: the paper's cue to call learn_from_interaction().
+# What the person says when the robot did it, unless the teacher says otherwise: the paper's
+# cue to call learn_from_interaction().
 PRAISE = "Well done, learn that for next time."
 # Console inputs the LLM may type per interaction with the person, before the run is cut off.
 INPUTS_PER_INTERACTION = 8
@@ -88,6 +89,7 @@ class _Run:
     transcript: list[str] = field(default_factory=list)
     praised: bool = False
     praised_at: int = 0
+    praise: str = PRAISE
     triggers: int = 0
     scene_text: str = ""
     check: Check | str = ""
@@ -171,7 +173,7 @@ class _Run:
         if self.triggers == 1:
             return {"type": "dialog", "text": self.task.instruction}
         if self.praised:
-            return {"type": "dialog", "text": PRAISE}
+            return {"type": "dialog", "text": self.praise}
         self.outcome.rounds += 1
         verdict = judge_state(backend, self.check, self.task.hold_seconds)
         run = EpisodeResult(
@@ -191,7 +193,8 @@ class _Run:
         if said.action == "accept":
             self.praised, self.praised_at = True, len(self.transcript)
             self.outcome.accepted = True
-            return {"type": "dialog", "text": PRAISE}
+            self.praise = said.text or PRAISE
+            return {"type": "dialog", "text": self.praise}
         if said.action == "reject" or self.outcome.rounds >= self.learner.max_rounds:
             raise EndConsole(f"the person stopped the run after {self.outcome.rounds} interactions")
         self.outcome.corrections.append(said.text)
