@@ -69,7 +69,8 @@ class RunRecord:
         interactions: rounds the teacher judged (n, when it succeeded).
         corrections: what the teacher said, in order.
         held_out: of the check seeds, how many the accepted plan does too (LYRA's success
-            over seeds once accepted); None when not accepted.
+            over seeds once accepted); None when not accepted, or when what was accepted is
+            no plan to run again (a console's transcript).
         check_seeds: how many check seeds it ran on (those whose layout already satisfies the
             instruction are left out).
         model: the model that answered, as the session log names it.
@@ -171,7 +172,8 @@ def _runs(job: Job, workspace: Any) -> list[RunRecord]:
             learner.teacher = _teacher(job.teacher, learner, job.item.praise)
             learner.say(f"\n== run {run} of {job.item.instruction}")
             outcome = learner.teach(job.item.task, EVAL, Progress.load(workspace, EVAL))
-            held_out = _held_out(learner, job, outcome) if outcome.accepted else None
+            checked = outcome.accepted and outcome.runnable
+            held_out = _held_out(learner, job, outcome) if checked else None
             records.append(_record(job, run, outcome, held_out, _model(log)))
     finally:
         learner.close()

@@ -46,6 +46,8 @@ class TaskOutcome:
         taught: the skills taught while a plan was paused for them.
         first: the first attempt that ran.
         last: the last attempt that ran.
+        runnable: the last attempt's code runs on its own, on another layout (a plan); a
+            console's transcript does not.
     """
 
     task: str
@@ -63,6 +65,7 @@ class TaskOutcome:
     taught: list[str] = field(default_factory=list)
     first: Attempt | None = None
     last: Attempt | None = None
+    runnable: bool = True
 
     @property
     def tokens(self) -> int:

@@ -96,7 +96,10 @@ class _Run:
     calls: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.outcome = TaskOutcome(self.task.id, accepted=False, method=self.method.name)
+        # What is kept is a transcript whose inputs wait for the person: not a plan to run again.
+        self.outcome = TaskOutcome(
+            self.task.id, accepted=False, method=self.method.name, runnable=False
+        )
 
     def go(self) -> TaskOutcome:
         task, learner = self.task, self.learner

@@ -18,6 +18,8 @@ from lyra.evals.report import read_jsonl
 from lyra.evals.suite import load_suite
 from tests.chat_server import answer
 
+REPO = Path(__file__).resolve().parents[2]
+
 SUITE = {
     "name": "mini",
     "backend": "ravens",
@@ -217,3 +219,29 @@ def test_every_other_method_runs_end_to_end_and_replays(
     sessions = f"replay:{out / 'sessions'}"
     assert main(["eval", *common, "--llm", sessions, "--out", str(again)]) == 0
     assert table(again) == table(out)
+
+
+COMPARISON = REPO / "evals" / "tabletop" / "comparison"
+# The command docs/results.md gives for the recorded comparison, less --llm and --out.
+COMPARED = [
+    "eval",
+    str(REPO / "evals" / "tabletop"),
+    *("--method", "lyra", "--method", "lyra-no-memory", "--method", "cap"),
+    *("--method", "dynamic-cap", "--method", "console"),
+    *("--split", "seen", "--split", "unseen_instructions"),
+    *("--template", "block-to-location", "--template", "block-beside-bowl"),
+    *("--template", "block-between-blocks", "--template", "bowl-closest-to-block"),
+    *("--template", "corner-closest-to-bowl", "--template", "block-beside-block"),
+    *("--template", "between-block-and-bowl", "--template", "bowl-farthest-from-block"),
+    *("--runs", "3", "--max-rounds", "3"),
+]
+
+
+@pytest.mark.slow
+def test_the_recorded_comparison_replays_to_its_table(tmp_path: Path, monkeypatch, capsys) -> None:
+    """The five methods on eight templates, answered by a model, replay through real physics."""
+    monkeypatch.setenv("LYRA_WORKSPACE", str(REPO))
+    out = tmp_path / "again"
+    replay = f"replay:{COMPARISON / 'sessions'}"
+    assert main([*COMPARED, "--llm", replay, "--workers", "2", "--out", str(out)]) == 0
+    assert table(out) == (COMPARISON / "results.md").read_text()
