@@ -18,7 +18,9 @@ def register(subparsers: Any) -> None:
         description="Run each method on each instruction of a suite, several runs in a row with "
         "what the method kept, and write results.jsonl, results.md and plots to --out.",
     )
-    parser.add_argument("suite", help="a suite folder (with suite.yaml) or its YAML file")
+    parser.add_argument(
+        "suite", nargs="?", help="a suite folder (with suite.yaml) or its YAML file"
+    )
     parser.add_argument(
         "--method",
         action="append",
@@ -68,6 +70,8 @@ def _eval(args: argparse.Namespace) -> int:
         for name, method in registered().items():
             print(f"{name:<20} {method.summary}")
         return 0
+    if args.suite is None:
+        raise LyraError("name the suite to run, e.g. lyra eval evals/tabletop (or --list)")
     methods = args.methods or ["lyra"]
     for name in methods:
         find_method(name)  # an unknown name stops here, before anything runs

@@ -245,3 +245,27 @@ def test_the_recorded_comparison_replays_to_its_table(tmp_path: Path, monkeypatc
     replay = f"replay:{COMPARISON / 'sessions'}"
     assert main([*COMPARED, "--llm", replay, "--workers", "2", "--out", str(out)]) == 0
     assert table(out) == (COMPARISON / "results.md").read_text()
+
+
+def test_eval_lists_the_methods_and_refuses_what_it_cannot_run(capsys) -> None:
+    assert main(["eval", "--list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in listed] == [
+        "cap",
+        "console",
+        "dynamic-cap",
+        "lyra",
+        "lyra-llm-feedback",
+        "lyra-no-memory",
+    ]
+    assert main(["eval"]) == 1
+    assert capsys.readouterr().err == (
+        "lyra: name the suite to run, e.g. lyra eval evals/tabletop (or --list)\n"
+    )
+    suite = str(REPO / "evals" / "tabletop")
+    assert main(["eval", suite, "--method", "capp"]) == 1
+    assert capsys.readouterr().err.startswith("lyra: no method named 'capp'. Did you mean 'cap'?")
+    assert main(["eval", suite, "--split", "unseen"]) == 1
+    assert capsys.readouterr().err == (
+        "lyra: unknown split unseen: use seen, unseen_attributes, unseen_instructions\n"
+    )
