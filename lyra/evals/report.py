@@ -229,10 +229,10 @@ def plot(records: Sequence[RunRecord], folder: Path) -> list[Path]:
         )
     axes[0].set_title("i over the x-th run")
     axes[1].set_title("n over the x-th run")
-    runs = sorted({r.run for r in records})
+    numbers = sorted({r.run for r in records})
     for axis in axes:
         axis.set_xlabel("run of the instruction")
-        axis.set_xticks(runs)
+        axis.set_xticks(numbers)
     axes[0].legend(fontsize=8)
     written += _save(figure, folder / "curves")
 
