@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -106,12 +107,9 @@ def _eval(args: argparse.Namespace) -> int:
         won = sum(r.success for r in records)
         print(f"  {job.key}: {won}/{len(records)} accepted")
 
-    records = run_jobs(
-        jobs,
-        workers=args.workers,
-        ray=args.ray,
-        done=done,
-    )
+    records, failed = run_jobs(jobs, workers=args.workers, ray=args.ray, done=done)
+    if not records:
+        raise LyraError("no sequence ran:\n" + "\n".join(failed))
     write_jsonl(out / "results.jsonl", records)
     models = sorted({r.model for r in records if r.model})
     header = (
@@ -123,4 +121,8 @@ def _eval(args: argparse.Namespace) -> int:
     plots = plot(records, out / "plots")
     print(table)
     print(f"results: {out / 'results.jsonl'}, {out / 'results.md'}; plots: {len(plots)} files")
+    if failed:
+        print(f"{len(failed)} sequence(s) failed and are not in the results:", file=sys.stderr)
+        print("\n".join(f"  {line}" for line in failed), file=sys.stderr)
+        return 1
     return 0

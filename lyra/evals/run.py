@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import as_completed
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -119,10 +120,12 @@ def sequence_llm(spec: str | None, job_key: str) -> str | None:
     return spec
 
 
-def run_sequence(job: Job) -> list[RunRecord]:
+def run_sequence(job: Job) -> tuple[list[RunRecord], str]:
     """Run one instruction ``job.runs`` times under one method, in a workspace of its own.
 
-    A top-level function of plain values, so that a process pool or Ray can run it.
+    A top-level function of plain values, so that a process pool or Ray can run it. What went
+    wrong comes back as text beside no records, not as an exception: an exception of lyra's
+    need not survive the trip back from a worker process, and would break the pool for all.
     """
     from lyra.workspace import Workspace
 
@@ -134,7 +137,9 @@ def run_sequence(job: Job) -> list[RunRecord]:
                 shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__"))
             elif source.is_file():
                 shutil.copy2(source, root / name)
-        return _runs(job, Workspace(root))
+        return _runs(job, Workspace(root)), ""
+    except Exception as error:  # reported with the sequence's name; the others go on
+        return [], f"{type(error).__name__}: {error}"
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -248,8 +253,12 @@ def run_jobs(
     workers: int = 2,
     ray: str | None = None,
     done: Callable[[Job, list[RunRecord]], None] | None = None,
-) -> list[RunRecord]:
+) -> tuple[list[RunRecord], list[str]]:
     """Run every sequence, over worker processes or a Ray cluster; records in a fixed order.
+
+    A sequence that fails (a method that cannot run on the suite's backend, a recording that
+    lacks it) costs only itself: the others' records come back, and the failures as lines
+    ``METHOD/TASK: what went wrong``.
 
     Args:
         jobs: the sequences.
@@ -260,20 +269,31 @@ def run_jobs(
     from lyra.workers import worker_pool
 
     finished: list[list[RunRecord]] = []
+    failed: list[str] = []
+
+    def collect(job: Job, result: Callable[[], tuple[list[RunRecord], str]]) -> None:
+        try:
+            records, error = result()
+        except Exception as lost:  # a worker that died: one sequence lost, not the others' runs
+            records, error = [], f"{type(lost).__name__}: {lost}"
+        if error:
+            failed.append(f"{job.key}: {error}")
+            return
+        finished.append(records)
+        if done is not None:
+            done(job, records)
+
     if ray is None and (workers <= 1 or len(jobs) <= 1):
         for job in jobs:
-            finished.append(run_sequence(job))
-            if done is not None:
-                done(job, finished[-1])
+            collect(job, partial(run_sequence, job))
     else:
         with worker_pool(min(workers, len(jobs)), ray) as pool:
             futures = {pool.submit(run_sequence, job): job for job in jobs}
             for future in as_completed(futures):
-                finished.append(future.result())
-                if done is not None:
-                    done(futures[future], finished[-1])
+                collect(futures[future], future.result)
     # The same table whichever engine ran them, and however the sequences interleaved.
-    return sorted(
+    records = sorted(
         (record for records in finished for record in records),
         key=lambda r: (r.method, SPLITS.index(r.split), r.template, r.task, r.run),
     )
+    return records, sorted(failed)

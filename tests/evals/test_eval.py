@@ -219,6 +219,22 @@ def test_every_other_method_runs_end_to_end_and_replays(
     sessions = f"replay:{out / 'sessions'}"
     assert main(["eval", *common, "--llm", sessions, "--out", str(again)]) == 0
     assert table(again) == table(out)
+    # A sequence that cannot run costs only itself: here its recording is gone.
+    (out / "sessions" / "console" / f"{held.task.id}.jsonl").unlink()
+    partly = tmp_path / "partly"
+    capsys.readouterr()
+    assert main(["eval", *common, "--llm", sessions, "--out", str(partly)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "1 sequence(s) failed and are not in the results:"
+    assert err[1].startswith(f"  console/{held.task.id}: ")
+    assert [r.method for r in read_jsonl(partly / "results.jsonl")] == [
+        "dynamic-cap",
+        "dynamic-cap",
+        "lyra-llm-feedback",
+        "lyra-llm-feedback",
+        "lyra-no-memory",
+        "lyra-no-memory",
+    ]
 
 
 COMPARISON = REPO / "evals" / "tabletop" / "comparison"
