@@ -157,6 +157,9 @@ def recover(workspace: Workspace) -> list[Path]:
             state / "memory",
         ]
     )
+    # The journal's own write, killed before its rename, leaves one beside it; no step began.
+    for path in state.glob(f".{journal_path(workspace).name}.*.tmp"):
+        path.unlink(missing_ok=True)
     journal = _Journal.load(workspace)
     if journal is None:
         return []

@@ -246,3 +246,18 @@ def test_a_kill_anywhere_loses_nothing_and_resume_finishes(
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert state_of(workspace) == uninterrupted
     shutil.rmtree(workspace.root)
+
+
+def test_recovery_deletes_what_a_kill_left_of_the_journal_being_written(tmp_path: Path) -> None:
+    """Killed inside the journal's own atomic write: only its temporary file is there."""
+    from lyra.journal import recover
+
+    workspace = Workspace(tmp_path)
+    workspace.state_dir.mkdir()
+    left = workspace.state_dir / ".journal.json.ndt4hn39.tmp"
+    left.write_text('{"head": nu')  # half a journal: the kill came before the rename
+    other = workspace.state_dir / "notes.tmp"
+    other.write_text("not write_atomic's")
+    assert recover(workspace) == []
+    assert not left.exists() and other.exists()
+    assert not (workspace.state_dir / "journal.json").exists()
