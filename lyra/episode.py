@@ -15,7 +15,7 @@ from typing import Any
 from lyra.backend import Backend, Snapshot
 from lyra.pictures import Recorder
 from lyra.predicates import Check, PredicateError, Verdict, from_spec
-from lyra.sandbox import RunResult, run_code
+from lyra.sandbox import Dispatch, RunResult, call_primitive, run_code
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,7 @@ def run_episode(
     budget: Budget | None = None,
     recorder: Recorder | None = None,
     perturb: int = 0,
+    dispatch: Dispatch = call_primitive,
 ) -> EpisodeResult:
     """Lay the scene out, run the code, hold, and judge the final state from the backend.
 
@@ -101,6 +102,7 @@ def run_episode(
         budget: the episode's limits (default: :class:`Budget`).
         recorder: frames of the episode, for a GIF.
         perturb: nudge the start (see :meth:`lyra.backend.Backend.reset`); 0: as laid out.
+        dispatch: runs each primitive call (see :func:`lyra.sandbox.run_code`).
     """
     budget = budget or Budget()
     backend.reset(scene, seed, perturb)
@@ -130,6 +132,7 @@ def run_episode(
         max_sim_seconds=budget.sim_seconds,
         on_primitive=after,
         require=backend.spec.confinement,
+        dispatch=dispatch,
     )
     verdict = _judge(backend, result, check, hold_seconds)
     snapshot, sim_seconds = backend.snapshot(), backend.sim_time

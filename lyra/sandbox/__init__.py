@@ -40,6 +40,7 @@ __all__ = [
     "MAX_SOURCE_BYTES",
     "Console",
     "ConsoleResult",
+    "Dispatch",
     "EndConsole",
     "ErrorKind",
     "Limits",
@@ -52,6 +53,15 @@ __all__ = [
 # its deadline check stops Python loops itself; only a call that never returns needs the kill.
 GRACE_S = 2.0
 _KINDS = ("policy", "syntax", "timeout", "budget", "exception")
+
+# What runs a primitive call that arrived from the worker: (name, args, kwargs) -> its value,
+# called with the target active. Raising is the call's error, sent back to the code.
+Dispatch = Callable[[str, list[Any], dict[str, Any]], Any]
+
+
+def call_primitive(name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """Run a primitive of :mod:`lyra.api` as it was asked for: the default :data:`Dispatch`."""
+    return getattr(api, name)(*args, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -139,6 +149,7 @@ def run_code(
     on_primitive: Callable[[str], None] | None = None,
     limits: Limits | None = None,
     require: Collection[str] = (),
+    dispatch: Dispatch = call_primitive,
 ) -> RunResult:
     """Check generated code and run it, serving its primitive calls; never raises for bad code.
 
@@ -160,12 +171,16 @@ def run_code(
             backstop of twice the time limit).
         require: confinement layers the run must have (``LAYERS``); without one of them the
             code is refused. A real robot requires them all.
+        dispatch: runs each primitive call here, in place of calling it as asked: a recorder
+            of demonstrations sees every call's arguments and may change them.
 
     Returns:
         The outcome, with feedback text the LLM can act on when it is not ok.
     """
     start = time.monotonic()
-    server = _Server(target, timeout_s, max_primitive_calls, max_sim_seconds, on_primitive, {})
+    server = _Server(
+        target, timeout_s, max_primitive_calls, max_sim_seconds, on_primitive, {}, dispatch
+    )
     setup = _setup(skills_root, timeout_s, limits, require, extra_globals or {}, {}, False)
     with _worker(setup) as worker:
         done = server.serve(worker.sock, source, filename)
@@ -377,6 +392,7 @@ class _Server:
         max_sim_seconds: float | None,
         on_primitive: Callable[[str], None] | None,
         functions: Mapping[str, Callable[..., Any]],
+        dispatch: Dispatch = call_primitive,
     ) -> None:
         self.target = target
         self.timeout_s = timeout_s
@@ -384,6 +400,7 @@ class _Server:
         self.max_sim_seconds = max_sim_seconds
         self.on_primitive = on_primitive
         self.functions = functions
+        self.dispatch = dispatch
         self.calls = 0
         # The code's own time so far: this side's wait for the worker's messages.
         self.code_s = 0.0
@@ -453,7 +470,11 @@ class _Server:
             kwargs = wire.decode(message.get("kwargs", {}))
             if not isinstance(args, list) or not isinstance(kwargs, dict):
                 raise wire.WireError("a call's arguments must be a list and a dict")
-            value = (function or getattr(api, str(name)))(*args, **kwargs)
+            value = (
+                function(*args, **kwargs)
+                if function is not None
+                else self.dispatch(str(name), args, kwargs)
+            )
             reply: dict[str, Any] = {"value": wire.encode(value)}
         except EndConsole as end:
             self.ended = _text(end)[:MAX_FEEDBACK_CHARS] or "a console function ended it"

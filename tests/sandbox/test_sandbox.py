@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+import lyra.api
 from lyra.geometry import Point
 from lyra.sandbox import MAX_SOURCE_BYTES, RunResult, run_code
 
@@ -58,6 +59,31 @@ def test_extra_globals_are_visible_to_the_code(table: FakeTable) -> None:
     )
     assert result.ok
     assert table.calls == ["pick red_block"]
+
+
+def test_a_dispatch_sees_each_call_and_may_change_it(table: FakeTable) -> None:
+    seen = []
+
+    def dispatch(name: str, args: list, kwargs: dict) -> object:
+        seen.append((name, args, kwargs))
+        if name == "pick":
+            args = ["blue_block"]  # the trusted side decides what runs
+        return getattr(lyra.api, name)(*args, **kwargs)
+
+    source = (
+        "from lyra.api import pick, place, Point\n"
+        "pick('red_block')\n"
+        "place(Point(0.4, 0.2, 0.02), yaw_deg=0)\n"
+        "print(repr(pick('green_block')))\n"
+    )
+    result = run_code(source, table, dispatch=dispatch)
+    assert seen == [
+        ("pick", ["red_block"], {}),
+        ("place", [Point(0.4, 0.2, 0.02)], {"yaw_deg": 0}),
+        ("pick", ["green_block"], {}),
+    ]
+    assert table.calls == ["pick blue_block", "place", "pick blue_block"]
+    assert (result.ok, result.output, result.primitive_calls) == (True, "None\n", 3)
 
 
 def test_assignments_to_allowed_modules_stay_in_the_run(table: FakeTable) -> None:
