@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "lyra.library.cli",
     "lyra.llm.cli",
     "lyra.teach_cli",
+    "lyra.demos.cli",
     "lyra.evals.cli",
     "lyra.bench",
     "lyra.memory.cli",
