@@ -1,4 +1,4 @@
-"""``lyra demo record``: write demonstrations to teach from.
+"""``lyra demo record`` and ``lyra demo from-plan``: write demonstrations to teach from.
 
 The simulators and the recorders are imported inside the handlers, so ``lyra --help`` stays fast.
 """
@@ -16,13 +16,31 @@ PROMPT = "demo> "
 
 def register(subparsers: Any) -> None:
     """Add the ``demo`` command group."""
-    demo = subparsers.add_parser("demo", help="record demonstrations by hand")
+    demo = subparsers.add_parser("demo", help="record demonstrations: by hand, or from a plan")
     actions = demo.add_subparsers(dest="demo_command", metavar="ACTION", required=True)
     record = actions.add_parser(
         "record", help="drive the primitives at a console on the simulator; write the steps"
     )
     _scene_options(record)
     record.set_defaults(func=_record)
+
+    plan = actions.add_parser(
+        "from-plan", help="run a plan confined, with mistakes put in, and write its steps"
+    )
+    plan.add_argument("plan", type=Path, help="the plan: task code against lyra.api")
+    _scene_options(plan)
+    plan.add_argument(
+        "--noise",
+        type=_kinds,
+        default=(),
+        help="the mistakes that may be made, comma-separated: wrong-object (another object "
+        "named), offset (a target moved 3 cm), missing-step (a call skipped)",
+    )
+    plan.add_argument("--noise-seed", type=int, default=0, help="draws the mistakes (default 0)")
+    plan.add_argument(
+        "--mistakes", type=int, help="how many to make (default 1 with --noise, else 0)"
+    )
+    plan.set_defaults(func=_from_plan)
 
 
 def _scene_options(parser: argparse.ArgumentParser) -> None:
@@ -38,6 +56,18 @@ def _scene_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="a PNG after each motion, in a folder beside the file (OUT-frames/)",
     )
+
+
+def _kinds(text: str) -> tuple[str, ...]:
+    from lyra.demos.plan import KINDS
+
+    kinds = tuple(part.strip() for part in text.split(",") if part.strip())
+    unknown = [kind for kind in kinds if kind not in KINDS]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"no kind of mistake {', '.join(unknown)}: use {', '.join(KINDS)}"
+        )
+    return kinds
 
 
 def _frames(args: argparse.Namespace) -> Path | None:
@@ -102,3 +132,47 @@ def _reader() -> Callable[[str], str | None]:
         return line
 
     return ask
+
+
+def _from_plan(args: argparse.Namespace) -> int:
+    from lyra.backend import load_scene_file, make
+    from lyra.demos.format import save
+    from lyra.demos.plan import Noise, record_plan
+    from lyra.errors import LyraError
+    from lyra.workspace import find_workspace
+
+    mistakes = (1 if args.noise else 0) if args.mistakes is None else args.mistakes
+    if mistakes < 0 or (mistakes and not args.noise):
+        raise LyraError(
+            f"--mistakes {mistakes}: give 0 or more, and with it the kinds to make "
+            "(--noise wrong-object,offset,missing-step)"
+        )
+    if not args.plan.is_file():
+        raise LyraError(f"{args.plan}: no such plan file")
+    name, scene = load_scene_file(args.scene, args.backend)
+    backend = make(name)
+    noise = Noise(args.noise, args.noise_seed, mistakes)
+    skills = find_workspace().skills_dir
+    try:
+        demo, result = record_plan(
+            backend,
+            name,
+            scene,
+            args.seed,
+            args.plan,
+            instruction=args.instruction or f"run {args.plan.name}",
+            noise=noise,
+            skills_root=skills if skills.is_dir() else None,
+            frames=_frames(args),
+        )
+    finally:
+        backend.close()
+    path = save(demo, args.out)
+    for step in demo.steps:
+        if step.injected is not None:
+            mistake = step.injected
+            print(f"step {step.index} ({step.primitive}): {mistake.kind}: {mistake.detail}")
+    ran = "ran to its end" if result.ok else f"failed:\n{result.feedback}"
+    print(f"the plan {ran}")
+    print(f"wrote {path} ({len(demo.steps)} steps, {len(demo.mistakes)} of {noise.count} mistakes)")
+    return 0
