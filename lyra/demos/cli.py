@@ -82,12 +82,13 @@ def _record(args: argparse.Namespace) -> int:
     from lyra.demos.steps import StepLog
     from lyra.embodiment import use
 
+    # A scene that does not load is said before anything is asked.
+    name, scene = load_scene_file(args.scene, args.backend)
     ask = _reader()
     instruction = args.instruction or (ask("Instruction: ") or "").strip()
     if not instruction:
         print("lyra: no instruction: give --instruction, or type it first", file=sys.stderr)
         return 1
-    name, scene = load_scene_file(args.scene, args.backend)
     backend = make(name)
     try:
         with use(backend):
@@ -102,7 +103,10 @@ def _record(args: argparse.Namespace) -> int:
             return 1
         path = save(recording.demonstration(instruction), args.out)
     except KeyboardInterrupt:
-        print(f"\nlyra: interrupted; nothing written (`done` or Ctrl-D writes {args.out})")
+        print(
+            f"\nlyra: interrupted; nothing written (`done` or Ctrl-D writes {args.out})",
+            file=sys.stderr,
+        )
         return 130
     finally:
         backend.close()

@@ -161,3 +161,15 @@ def test_a_session_with_no_steps_writes_nothing(
     assert "grasp(" not in captured.out  # only the tabletop's primitives
     assert captured.err == "lyra: nothing was demonstrated; nothing written\n"
     assert not out.exists()
+
+
+def test_a_scene_that_does_not_load_is_said_before_anything_is_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scene = tmp_path / "bad.yaml"
+    scene.write_text("backend: ravns\nobjects: []\n")
+    monkeypatch.setattr("sys.stdin", io.StringIO("stack\npick('red_block')\n"))
+    assert main(["demo", "record", "--scene", str(scene), "-o", str(tmp_path / "d.json")]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("lyra: no backend named 'ravns'. Did you mean 'ravens'?")
