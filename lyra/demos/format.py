@@ -48,7 +48,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class WorldAfter(_Model):
+class ObservedWorld(_Model):
     """The world as observed at one moment of a demonstration.
 
     Attributes:
@@ -142,7 +142,7 @@ class Step(_Model):
     kwargs: dict[str, Any] = Field(default_factory=dict)
     result: Any = None
     error: StepError | None = None
-    after: WorldAfter | None = None
+    after: ObservedWorld | None = None
     sim_time: float = 0.0
     frame: str | None = None
     injected: Injected | None = None
@@ -251,7 +251,7 @@ class Demonstration(_Model):
     scene: dict[str, Any]
     seed: int = Field(ge=0, strict=True)
     source: Source
-    start: WorldAfter
+    start: ObservedWorld
     steps: list[Step] = Field(default_factory=list)
 
     @property
@@ -260,11 +260,11 @@ class Demonstration(_Model):
         return [step for step in self.steps if step.injected is not None]
 
 
-def observe(backend: Backend) -> WorldAfter:
+def observe(backend: Backend) -> ObservedWorld:
     """The world as the backend reports it now, in this process."""
     world = backend.world_state()
     embodiment = backend.embodiment
-    return WorldAfter(
+    return ObservedWorld(
         objects={name: _numbers(state.pose) for name, state in sorted(world.items())},
         joints={name: float(value) for name, value in sorted(world.joints.items())},
         signals={name: float(value) for name, value in sorted(world.signals.items())},

@@ -11,12 +11,12 @@ import ast
 import inspect
 import math
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lyra import api
 from lyra.backend import Backend
-from lyra.demos.format import Demonstration, Source, WorldAfter, observe, scene_data
+from lyra.demos.format import Demonstration, ObservedWorld, Source, observe, scene_data
 from lyra.demos.steps import StepLog
 from lyra.embodiment import ObjectState
 from lyra.errors import LyraError, unknown_name
@@ -163,6 +163,7 @@ class Recording:
         seed: the layout seed.
         log: the steps, run and recorded.
         say: where the console's answers go.
+        start: the world as the scene was laid out, before any step.
     """
 
     backend: Backend
@@ -171,6 +172,7 @@ class Recording:
     seed: int
     log: StepLog
     say: Callable[[str], None]
+    start: ObservedWorld = field(init=False)
 
     def __post_init__(self) -> None:
         self.reset()
@@ -247,7 +249,7 @@ class Recording:
         )
 
 
-def _drift(expected: WorldAfter, now: WorldAfter) -> float:
+def _drift(expected: ObservedWorld, now: ObservedWorld) -> float:
     """How far, in metres, the farthest object is from where it was expected."""
     return max(
         (

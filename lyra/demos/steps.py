@@ -16,9 +16,9 @@ from lyra.backend import Backend
 from lyra.demos.format import (
     DIGITS,
     Injected,
+    ObservedWorld,
     Step,
     StepError,
-    WorldAfter,
     encode_values,
     observe,
 )
@@ -117,7 +117,7 @@ class StepLog:
             )
         )
 
-    def replay(self, steps: Sequence[Step], reset: Any) -> WorldAfter | None:
+    def replay(self, steps: Sequence[Step], reset: Any) -> ObservedWorld | None:
         """Start again from the reset and run ``steps`` again: the simulators are deterministic.
 
         Args:
