@@ -18,7 +18,7 @@ import pytest
 
 from lyra import prompts
 from lyra.backend import registered
-from lyra.memory.retrieval import ExampleHit, SkillHit
+from lyra.memory.retrieval import ExampleHit, Match, Method, SkillHit
 from lyra.prompts import HERE, render, system_prompt
 
 GOLDEN = Path(__file__).parent / "prompts"
@@ -65,12 +65,13 @@ def hit(id_: str, code: str, skills: tuple[str, ...] = ()) -> ExampleHit:
     return ExampleHit(id_, f"do {id_}", code, skills, "ravens", None, 0.0, ())
 
 
-def test_examples_past_the_code_budget_are_one_line_each(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(prompts, "EXAMPLE_CODE_BUDGET", 30)
+def test_examples_past_the_budget_are_one_line_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The budget counts the whole block, instruction and code: "a" is 48 characters, "b" 39.
+    monkeypatch.setattr(prompts, "EXAMPLE_BUDGET", 60)
     hits = [
-        hit("a", "# task\nput_on('r', 'b')\n", ("put_on",)),  # 23 characters once stripped
+        hit("a", "# task\nput_on('r', 'b')\n", ("put_on",)),
         hit("b", "# task\nstack()", ("stack_tower",)),
-        hit("c", "# task\n", ()),  # would fit, but comes after one that did not
+        hit("c", "", ()),  # "c" alone would fit, but comes after one that did not
     ]
     text, in_full = prompts.examples_section(hits)
     assert in_full == {"a"}
@@ -84,7 +85,7 @@ def test_examples_past_the_code_budget_are_one_line_each(monkeypatch: pytest.Mon
 def test_the_most_similar_example_is_whole_even_over_the_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(prompts, "EXAMPLE_CODE_BUDGET", 5)
+    monkeypatch.setattr(prompts, "EXAMPLE_BUDGET", 5)
     text, in_full = prompts.examples_section([hit("a", "# task\nbuild_house()")])
     assert (text, in_full) == ("Task: do a\n```python\n# task\nbuild_house()\n```", {"a"})
     assert prompts.examples_section([]) == ("(none yet)", set())
@@ -98,3 +99,17 @@ def test_a_skill_only_a_one_line_example_calls_is_not_brought() -> None:
     assert not skill("called by example b", "called by example c").brought_by({"a"})
     assert skill("similar", "called by example b").brought_by(set())
     assert skill("named by hint 1").brought_by(set())
+
+
+def test_a_skill_similar_by_one_search_only_is_not_brought_where_both_ran() -> None:
+    def similar(*methods: Method) -> SkillHit:
+        found = tuple(Match("instruction", m, 1, 0.5) for m in methods)
+        return SkillHit("s", "", "", 0.0, matches=found, via=("similar",))
+
+    both: tuple[Method, ...] = ("text", "vector")
+    assert similar("text", "vector").brought_by(set(), both)
+    assert not similar("vector").brought_by(set(), both)
+    assert not similar("text").brought_by(set(), both)
+    assert similar("text").brought_by(set())  # full-text search alone: its list is all there is
+    hinted = SkillHit("s", "", "", 0.0, via=("named by hint 1", "similar"))
+    assert hinted.brought_by(set(), both)

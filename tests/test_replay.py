@@ -310,8 +310,8 @@ def edited_template(text: str) -> Callable[[str], string.Template]:
     return lambda name: string.Template(text) if name == "skill_learning" else original(name)
 
 
-BEFORE = "Answer with exactly two Python code blocks and nothing else of substance:"
-AFTER = "Answer with exactly two Python code blocks, and nothing else:"
+BEFORE = "# Similar tasks solved before, and their task code"
+AFTER = "# Similar tasks, and the task code that did them"
 
 
 @pytest.mark.skipif(

@@ -122,10 +122,23 @@ class SkillHit:
     matches: tuple[Match, ...] = ()
     via: tuple[str, ...] = field(default=())
 
-    def brought_by(self, examples: Collection[str]) -> bool:
-        """Whether a hint, similarity or one of these examples (by id) brought the skill."""
+    def brought_by(self, examples: Collection[str], agreed: Collection[Method] = ()) -> bool:
+        """Whether a hint, similarity or one of these examples (by id) brought the skill.
+
+        Args:
+            examples: the ids of the examples whose calls count.
+            agreed: the search methods that must all have found the skill for its similarity
+                to count: in hybrid search, a skill that only one list ranks is a weak match
+                (a shared stop word, or the nearest of unrelated docstrings).
+        """
         called = {f"{CALLED_BY}{id_}" for id_ in examples}
-        return any(not reason.startswith(CALLED_BY) or reason in called for reason in self.via)
+        found = {match.method for match in self.matches}
+        return any(
+            reason in called
+            if reason.startswith(CALLED_BY)
+            else reason != "similar" or found >= set(agreed)
+            for reason in self.via
+        )
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from lyra.library.edit import Patch, stage_answer, stage_new_skill
 from lyra.library.errors import EditError
 from lyra.library.parse import Library, brief_header, parse_library
 from lyra.library.tree import runnable
+from lyra.memory.retrieval import METHODS
 from lyra.methods import TaskOutcome
 from lyra.prompts import example_block, examples_section, render, skills_section
 from lyra.staging import RegressionGate, staged_skills
@@ -296,11 +297,17 @@ class _Loop:
         examples, in_full = examples_section(retrieval.examples)
         # A skill that only a one-line example calls is left out: the line names it, and the
         # similar skills and those the full examples call are what the task is likely to use.
-        briefs = {hit.name: hit.brief for hit in retrieval.skills if hit.brought_by(in_full)}
+        # Similar means found by every search that ran: one list alone also ranks the nearest
+        # of unrelated skills (a tabletop's roof for a drawer).
+        agreed = METHODS if self.learner.memory.embedder is not None else ()
+        briefs = {
+            hit.name: hit.brief for hit in retrieval.skills if hit.brought_by(in_full, agreed)
+        }
         if task.skill is not None:
             briefs |= self._neighbours(task, task.skill.name)
             briefs.pop(task.skill.name, None)  # shown whole where the prompt asks for it
-        return skills_section(list(briefs.values())), examples
+        # The library may hold skills, none of them found for this task.
+        return skills_section(list(briefs.values()), "(none that fit this task)"), examples
 
     def _drawn(self, task: Task) -> tuple[str, str]:
         """Without retrieval: skills and examples drawn at random while they fit the budget.

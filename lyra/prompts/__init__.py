@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from lyra.memory.retrieval import ExampleHit
 
 HERE = Path(__file__).parent
-# Characters of task code the retrieved examples may fill with their code in full (about 400
+# Characters the retrieved examples shown whole may fill, instruction and task code (about 400
 # tokens); the examples past it are one line each. The most similar example is always whole.
-EXAMPLE_CODE_BUDGET = 1_600
+EXAMPLE_BUDGET = 1_600
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,8 +69,20 @@ def render(name: str, pack: PromptPack, **values: str) -> str:
     return chosen.substitute({"frame": pack.frame, "scene_legend": pack.scene_legend, **values})
 
 
+# An argument described only as one of these is left out of the reference: the signature and
+# the summary already say whose name it is ("Return the pose of an object's centre").
+NAME_ARGUMENTS = (
+    "the object's name, as listed by object_names().",
+    "the joint's name, as listed by joint_names().",
+)
+
+
 def primitives_reference(capabilities: Collection[str], docs: Mapping[str, str]) -> str:
     """The primitives a backend has: each signature and its docstring, which says what it does.
+
+    The docstrings are shown compactly: each paragraph on one line, each argument as
+    ``name: what it is`` without the ``Args:`` heading, and an argument that only says it is a
+    name from object_names() or joint_names() left out.
 
     Args:
         capabilities: the primitives to list; the facade's others are left out.
@@ -85,13 +97,44 @@ def primitives_reference(capabilities: Collection[str], docs: Mapping[str, str])
         function = getattr(api, name)
         # Annotations are strings under `from __future__ import annotations`: drop the quotes.
         signature = str(inspect.signature(function)).replace("'", "")
-        doc = textwrap.indent(docs.get(name) or inspect.getdoc(function) or "", "  ")
-        entries.append(f"- `{name}{signature}`\n{doc}")
+        lines = _compact_doc(docs.get(name) or inspect.getdoc(function) or "")
+        first = f": {lines[0]}" if lines else ""
+        entries.append(f"- `{name}{signature}`{first}" + "".join(f"\n  {x}" for x in lines[1:]))
     entries.append(
         "- `Point(x, y, z)`, `Pose(position, orientation)` (with `Pose.from_yaw(point, "
         "yaw_radians)` and `pose.yaw` in radians) and `Size(x, y, z)` come from lyra.api too."
     )
     return "\n".join(entries)
+
+
+def _compact_doc(doc: str) -> list[str]:
+    """A Google-style docstring as lines: each paragraph, argument and return value on one."""
+    lines: list[str] = []
+    section = ""
+    for block in textwrap.dedent(doc).strip().split("\n\n"):
+        head, _, rest = block.partition("\n")
+        if head.strip() in ("Args:", "Returns:"):
+            section = head.strip()
+            block = textwrap.dedent(rest)
+        if section != "Args:":
+            text = " ".join(block.split())
+            lines.append(f"Returns {text[0].lower()}{text[1:]}" if section else text)
+            continue
+        # Each argument starts a line of its own; its continuation lines are indented deeper.
+        for entry in [e for e in _arguments(block) if e.partition(": ")[2] not in NAME_ARGUMENTS]:
+            lines.append(entry)
+    return lines
+
+
+def _arguments(block: str) -> list[str]:
+    """The entries of an ``Args:`` section, dedented, each joined onto one line."""
+    entries: list[str] = []
+    for line in block.splitlines():
+        if line.startswith((" ", "\t")) and entries:
+            entries[-1] += " " + line.strip()
+        else:
+            entries.append(line.strip())
+    return [" ".join(entry.split()) for entry in entries]
 
 
 @cache
@@ -112,9 +155,9 @@ def system_prompt(pack: PromptPack, capabilities: frozenset[str], name: str = "s
     )
 
 
-def skills_section(headers: Sequence[str]) -> str:
-    """Skill headers as a prompt lists them."""
-    return "\n\n".join(f"```python\n{h}\n```" for h in headers) or "(none yet)"
+def skills_section(headers: Sequence[str], empty: str = "(none yet)") -> str:
+    """Skill headers as a prompt lists them; ``empty`` where there are none."""
+    return "\n\n".join(f"```python\n{h}\n```" for h in headers) or empty
 
 
 def example_block(instruction: str, code: str) -> str:
@@ -126,18 +169,18 @@ def examples_section(hits: Sequence[ExampleHit]) -> tuple[str, set[str]]:
     """Retrieved examples as a prompt lists them, and the ids of those shown with their code.
 
     The examples come most similar first: each with its instruction and its task code while
-    their code fits in :data:`EXAMPLE_CODE_BUDGET`, then each as one line naming the skills it
-    calls. Planning copies from the nearest few; the rest only say which skills did what.
+    they fit in :data:`EXAMPLE_BUDGET`, then each as one line naming the skills it calls.
+    Planning copies from the nearest few; the rest only say which skills did what.
     """
     blocks: list[str] = []
     in_full: set[str] = set()
     spent = 0
     for hit in hits:
-        code = hit.code.rstrip()
-        spent += len(code)
+        whole = example_block(hit.instruction, hit.code)
+        spent += len(whole)
         # Whole examples are a prefix of the list: a nearer one is never cut for a farther one.
-        if len(in_full) == len(blocks) and (not in_full or spent <= EXAMPLE_CODE_BUDGET):
-            blocks.append(example_block(hit.instruction, code))
+        if len(in_full) == len(blocks) and (not in_full or spent <= EXAMPLE_BUDGET):
+            blocks.append(whole)
             in_full.add(hit.id)
         else:
             calls = ", ".join(f"`{name}`" for name in hit.skills) or "primitives only"
