@@ -276,3 +276,40 @@ def test_learning_needs_a_check_to_verify_by(
     )
     assert main(["demo", "learn", str(bare), "--method", "cap"]) == 1
     assert "--method cap does not learn from demonstrations" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_eval_gives_the_ical_methods_the_suites_demonstrations_first(
+    tmp_path: Path, demo_file: Path, chat_server, monkeypatch
+) -> None:
+    import yaml
+
+    from lyra.evals.report import read_jsonl
+    from lyra.evals.suite import load_suite
+    from tests.evals.test_eval import SUITE, code_for
+
+    suite_file = tmp_path / "suite" / "suite.yaml"
+    suite_file.parent.mkdir()
+    suite_file.write_text(yaml.safe_dump({**SUITE, "demonstrations": ["../stack.json"]}))
+    (held,) = load_suite(suite_file).items(["unseen_instructions"])
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    monkeypatch.setenv("LYRA_WORKSPACE", str(workspace))
+    monkeypatch.setenv("LYRA_LLM_BASE_URL", chat_server.url)
+    plan = answer(ABSTRACTIONS + "\n" + code_for(held))
+    # ical: the demonstration abstracted and verified, then the run; the ablation: the run only.
+    chat_server.replies = [answer(RIGHT), plan, plan]
+    out = tmp_path / "out"
+    args = ["eval", str(suite_file), "--split", "unseen_instructions", "--runs", "1"]
+    args += ["--method", "ical", "--method", "ical-no-abstraction", "--workers", "1"]
+    assert main([*args, "--llm", "openai:test-model", "--out", str(out)]) == 0
+    records = read_jsonl(out / "results.jsonl")
+    assert [(r.method, r.success, r.llm_calls) for r in records] == [
+        ("ical", True, 1),
+        ("ical-no-abstraction", True, 1),
+    ]
+    prompts = [user_prompt(r) for r in chat_server.requests]
+    assert "# The demonstration, as it was typed at a console" in prompts[0]
+    assert f"Task: {INSTRUCTION}\n- Task: the red block ends resting" in prompts[1]
+    raw = f"Task: {INSTRUCTION}\n```python\n# task\nfrom lyra.api import object_pose"
+    assert raw in prompts[2]
