@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, overload
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -117,11 +117,23 @@ def save_example(example: Example, folder: Path) -> Path:
     return path
 
 
-def load_example(path: Path) -> Example:
-    """Read one example file; a malformed file raises ExampleFileError naming the file."""
+E = TypeVar("E", bound=Example)
+
+
+@overload
+def load_example(path: Path) -> Example: ...
+@overload
+def load_example(path: Path, model: type[E]) -> E: ...
+def load_example(path: Path, model: type[Example] = Example) -> Example:
+    """Read one example file; a malformed file raises ExampleFileError naming the file.
+
+    Args:
+        path: the YAML file.
+        model: the example's type: a method that keeps more about an example reads its own.
+    """
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        return Example.model_validate(data)
+        return model.model_validate(data)
     except (yaml.YAMLError, ValueError) as error:
         raise ExampleFileError(
             f"{path}: not a valid example file ({error}); fix it or delete it, then run "

@@ -23,7 +23,7 @@ from lyra.errors import LyraError
 from lyra.examples import iter_examples
 from lyra.journal import recover
 from lyra.library.history import git_head
-from lyra.llm import Completion, Message, Provider
+from lyra.llm import Completion, Image, Message, Provider
 from lyra.memory.store import Memory
 from lyra.methods import DEFAULT_METHOD, Method, TaskOutcome, find_method
 from lyra.pictures import save_png
@@ -175,8 +175,12 @@ class Learner:
                 f"'{self.method.name}' writes task code only: teach skills with a method that "
                 "does (--method lyra), or give it tasks without a skill"
             )
+        return self.counted(lambda: self.method.solve(self, task, curriculum, progress))
+
+    def counted(self, solve: Callable[[], TaskOutcome]) -> TaskOutcome:
+        """Run one task's ``solve`` and put its time, LLM calls and tokens in its outcome."""
         start, spent = time.monotonic(), self.provider.totals()
-        outcome = self.method.solve(self, task, curriculum, progress)
+        outcome = solve()
         outcome.method = self.method.name
         outcome.wall_seconds = time.monotonic() - start
         calls, prompt, completion = (
@@ -190,20 +194,28 @@ class Learner:
         return outcome
 
     def complete(
-        self, task: Task, prompt: str, purpose: str, *, system: str | None = None
+        self,
+        task: Task,
+        prompt: str,
+        purpose: str,
+        *,
+        system: str | None = None,
+        images: Sequence[Path] = (),
     ) -> Completion:
         """Ask the LLM about a task (:meth:`teach` counts the call in the task's outcome).
 
         Args:
             task: the task asked about, named in the session log.
-            prompt: the user message.
+            prompt: the user message; it says in words what the pictures show.
             purpose: what the call is for, in the session log (``plan``, ``critic`` ...).
             system: the system message (default: LYRA's, for the task's backend).
+            images: PNG files sent with the user message.
         """
         if system is None:
             system = system_prompt(task.prompt_pack(), task.spec().capabilities)
+        user = Message("user", prompt, tuple(Image.read(path) for path in images))
         return self.provider.complete(
-            [Message("system", system), Message("user", prompt)], purpose=purpose, task=task.id
+            [Message("system", system), user], purpose=purpose, task=task.id
         )
 
     def describe(self, task: Task, scene: Any) -> str:

@@ -28,7 +28,7 @@ def register(subparsers: Any) -> None:
         "learn", help="run a curriculum through the learning loop (resumes where it stopped)"
     )
     learn.add_argument("curriculum", help="a curriculum YAML file")
-    _common(learn, add_llm_option)
+    common_options(learn, add_llm_option)
     learn.set_defaults(func=_learn)
 
     teach = subparsers.add_parser("teach", help="teach one task through the learning loop")
@@ -43,7 +43,7 @@ def register(subparsers: Any) -> None:
     )
     _backend_option(teach)
     _id_option(teach)
-    _common(teach, add_llm_option, default_teacher="human")
+    common_options(teach, add_llm_option, default_teacher="human")
     teach.set_defaults(func=_teach)
 
     run = subparsers.add_parser(
@@ -91,7 +91,7 @@ def register(subparsers: Any) -> None:
         help="instruction: when the plan needs a skill the library lacks, pause, teach that "
         "skill here through the learning loop, then resume the plan with it",
     )
-    _common(run, add_llm_option, default_teacher="human")
+    common_options(run, add_llm_option, default_teacher="human")
     run.set_defaults(func=_run)
 
     check = subparsers.add_parser(
@@ -170,9 +170,13 @@ def _id_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _common(
-    parser: argparse.ArgumentParser, add_llm_option: Any, default_teacher: str = "scripted"
+def common_options(
+    parser: argparse.ArgumentParser,
+    add_llm_option: Any,
+    default_teacher: str = "scripted",
+    default_method: str = "lyra",
 ) -> None:
+    """``--llm``, ``--teacher``, ``--max-rounds`` and ``--method``: what builds a learner."""
     add_llm_option(parser)
     parser.add_argument(
         "--teacher",
@@ -181,20 +185,20 @@ def _common(
         help=f"who judges each attempt (default {default_teacher})",
     )
     parser.add_argument("--max-rounds", type=int, default=6, help="rounds per task (default 6)")
-    add_method_option(parser)
+    add_method_option(parser, default_method)
 
 
-def add_method_option(parser: argparse.ArgumentParser) -> None:
+def add_method_option(parser: argparse.ArgumentParser, default: str = "lyra") -> None:
     """``--method NAME``: how each task is taught; checked against the registry when it runs."""
     parser.add_argument(
         "--method",
-        default="lyra",
-        help="the learning method, a registered name (default lyra; `lyra eval --help` lists "
-        "those installed)",
+        default=default,
+        help=f"the learning method, a registered name (default {default}; `lyra eval --help` "
+        "lists those installed)",
     )
 
 
-def _learner(
+def make_learner(
     args: argparse.Namespace, backend: str, teach_missing: bool = False
 ) -> tuple[Any, Any]:
     """A learner with the method and teacher asked for, on a new session log naming the backend.
@@ -232,7 +236,8 @@ def _learner(
     return learner, provider
 
 
-def _report(outcomes: list[Any], provider: Any) -> int:
+def report(outcomes: list[Any], provider: Any) -> int:
+    """Print a table of the tasks' outcomes and the session log; 0 when all were accepted."""
     width = max(28, *(len(o.task) + 1 for o in outcomes)) if outcomes else 28
     print(
         f"\n{'task':<{width}} {'result':<9} {'rounds':>6} {'LLM calls':>9} {'tokens':>8} re-checks"
@@ -268,7 +273,7 @@ def _learn(args: argparse.Namespace) -> int:
 
     skills = [path.stem for path in skill_paths(find_workspace().skills_dir)]
     curriculum = load_curriculum(Path(args.curriculum), skills=skills)
-    learner, provider = _learner(args, curriculum.backend)
+    learner, provider = make_learner(args, curriculum.backend)
     try:
         outcomes = learner.learn(curriculum)
     finally:
@@ -276,7 +281,7 @@ def _learn(args: argparse.Namespace) -> int:
     if not outcomes:
         print(f"every task of {curriculum.name} is already accepted")
         return 0
-    return _report(outcomes, provider)
+    return report(outcomes, provider)
 
 
 def _one_off(args: argparse.Namespace, instruction: str, **fields: Any) -> Any:
@@ -314,12 +319,12 @@ def _teach(args: argparse.Namespace) -> int:
     task = _one_off(
         args, args.instruction, seeds=args.seed or [0], skill=args.skill, task_id=args.task_id
     )
-    learner, provider = _learner(args, task.backend)
+    learner, provider = make_learner(args, task.backend)
     try:
         outcome = learner.teach(task, TAUGHT, Progress.load(learner.ws, TAUGHT))
     finally:
         learner.close()
-    return _report([outcome], provider)
+    return report([outcome], provider)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -535,7 +540,7 @@ def _run_instruction(args: argparse.Namespace) -> int:
         hints=args.hint,
         task_id=args.task_id,
     )
-    learner, provider = _learner(args, task.backend, teach_missing=args.teach)
+    learner, provider = make_learner(args, task.backend, teach_missing=args.teach)
     try:
         outcome = learner.teach(task, PLANNED, Progress.load(learner.ws, PLANNED))
         _say_replayed(provider)

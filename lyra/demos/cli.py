@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,32 @@ def register(subparsers: Any) -> None:
         "--mistakes", type=int, help="how many to make (default 1 with --noise, else 0)"
     )
     plan.set_defaults(func=_from_plan)
+    _learn_parser(actions)
+
+
+def _learn_parser(actions: Any) -> None:
+    from lyra.llm.cli import add_llm_option
+    from lyra.teach_cli import common_options
+
+    learn = actions.add_parser(
+        "learn",
+        help="learn from demonstrations (ICAL): abstract each into a corrected plan, verify it "
+        "with the teacher on the demonstration's scene, keep it in the method's memory",
+    )
+    learn.add_argument("demos", nargs="+", type=Path, help="demonstration files (.json)")
+    learn.add_argument(
+        "--success",
+        help='the check that judges the plans, as YAML (e.g. "[{on_top: {upper: a, lower: b}}]"); '
+        "default: the demonstration's own `check`",
+    )
+    learn.add_argument(
+        "--feedback",
+        action="append",
+        default=[],
+        help="scripted teacher: what to say when a plan fails (repeatable, in order)",
+    )
+    common_options(learn, add_llm_option, default_method="ical")
+    learn.set_defaults(func=_learn)
 
 
 def _scene_options(parser: argparse.ArgumentParser) -> None:
@@ -180,3 +207,42 @@ def _from_plan(args: argparse.Namespace) -> int:
     print(f"the plan {ran}")
     print(f"wrote {path} ({len(demo.steps)} steps, {len(demo.mistakes)} of {noise.count} mistakes)")
     return 0
+
+
+def _learn(args: argparse.Namespace) -> int:
+    import yaml
+
+    from lyra.demos.format import load_demo
+    from lyra.errors import LyraError
+    from lyra.methods import find_method
+    from lyra.methods.ical import Ical, demo_task
+    from lyra.teach_cli import make_learner, report
+
+    method = find_method(args.method)
+    if not isinstance(method, Ical):
+        raise LyraError(
+            f"--method {method.name} does not learn from demonstrations: use ical, "
+            "ical-no-abstraction or ical-no-verification"
+        )
+    try:
+        success = yaml.safe_load(args.success) if args.success else None
+    except yaml.YAMLError as error:
+        raise LyraError(f"--success is not valid YAML: {error}") from None
+    demos = [(path, load_demo(path)) for path in args.demos]
+    tasks = [demo_task(demo, path, success, args.feedback) for path, demo in demos]
+    for (path, _), task in zip(demos, tasks, strict=True):
+        # Said before the first prompt: verification judges every plan by the check.
+        if method.verify and method.abstract and not task.success:
+            raise LyraError(
+                f"{path}: no check to verify its plans by: give --success, or a `check` in the "
+                "demonstration (docs/demonstrations.md)"
+            )
+    learner, provider = make_learner(args, demos[0][1].backend)
+    try:
+        outcomes = [
+            learner.counted(partial(method.learn, learner, demo, path, task))
+            for (path, demo), task in zip(demos, tasks, strict=True)
+        ]
+    finally:
+        learner.close()
+    return report(outcomes, provider)

@@ -243,6 +243,9 @@ class Demonstration(_Model):
         source: where the calls came from.
         start: the world before the first step.
         steps: the calls, in order.
+        check: the success predicate of the demonstrated task, as a curriculum states one;
+            learning from the demonstration judges its plans by it (empty: none given, and
+            ``lyra demo learn --success`` must give one).
     """
 
     format: Literal["lyra-demo/1"] = FORMAT
@@ -253,6 +256,7 @@ class Demonstration(_Model):
     source: Source
     start: ObservedWorld
     steps: list[Step] = Field(default_factory=list)
+    check: list[dict[str, Any]] = Field(default_factory=list)
 
     @property
     def mistakes(self) -> list[Step]:
@@ -291,7 +295,8 @@ def save(demo: Demonstration, path: Path) -> Path:
     """
     text = _NUMBERS.sub(
         lambda match: "[" + " ".join(match.group(1).split()) + "]",
-        demo.model_dump_json(indent=1),
+        # A demonstration without a check reads as those written before the field was.
+        demo.model_dump_json(indent=1, exclude=set() if demo.check else {"check"}),
     )
     write_atomic(path, text + "\n")
     return path

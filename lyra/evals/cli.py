@@ -94,7 +94,18 @@ def _eval(args: argparse.Namespace) -> int:
     runs = args.runs or suite.runs
     base = find_workspace().root
     jobs = [
-        Job(name, item, runs, base, out, args.llm, args.teacher, args.max_rounds, checks)
+        Job(
+            name,
+            item,
+            runs,
+            base,
+            out,
+            args.llm,
+            args.teacher,
+            args.max_rounds,
+            checks,
+            suite.demonstrations,
+        )
         for name in methods
         for item in items
     ]

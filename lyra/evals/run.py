@@ -42,6 +42,8 @@ class Job:
         teacher: ``scripted`` or ``llm``.
         max_rounds: rounds (interactions) per run.
         check_seeds: seeds no run was taught on, where an accepted plan is run again.
+        demonstrations: what a method that learns from demonstrations (``ical``) learns from
+            before the first run; the other methods never see them.
     """
 
     method: str
@@ -53,6 +55,7 @@ class Job:
     teacher: str
     max_rounds: int
     check_seeds: tuple[int, ...] = ()
+    demonstrations: tuple[Path, ...] = ()
 
     @property
     def key(self) -> str:
@@ -172,6 +175,7 @@ def _runs(job: Job, workspace: Any) -> list[RunRecord]:
     )
     records = []
     try:
+        _learn_demonstrations(learner, job)
         for run in range(1, job.runs + 1):
             # A fresh teacher for every run: its scripted words start again from the first.
             learner.teacher = _teacher(job.teacher, learner, job.item.praise)
@@ -184,6 +188,26 @@ def _runs(job: Job, workspace: Any) -> list[RunRecord]:
         learner.close()
         notes.close()
     return records
+
+
+def _learn_demonstrations(learner: Any, job: Job) -> None:
+    """Learn the suite's demonstrations, for a method that does; judged by their own checks.
+
+    Their cost is the sequence's setup, not a run's: it is in the session log, not the table.
+    """
+    from lyra.demos.format import load_demo
+    from lyra.methods.ical import Ical, demo_task
+
+    method = learner.method
+    if not isinstance(method, Ical):
+        return
+    learner.teacher = _teacher(job.teacher, learner, job.item.praise)
+    for path in job.demonstrations:
+        demo = load_demo(path)
+        learner.say(f"\n== learning from {path.name}: {demo.instruction}")
+        outcome = method.learn(learner, demo, path, demo_task(demo, path))
+        if not outcome.accepted:  # the runs go on without it, as they would in a person's hands
+            learner.say(f"{path.name}: not learnt within {learner.max_rounds} rounds")
 
 
 def _model(log: Path) -> str:

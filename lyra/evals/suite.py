@@ -132,6 +132,11 @@ class SuiteSpec(BaseModel):
         default_factory=dict
     )
     templates: list[Template] = Field(min_length=1)
+    demonstrations: list[str] = Field(
+        default_factory=list,
+        description="demonstration files (lyra-demo/1, each with its check), relative to the "
+        "suite's folder: the ical methods learn from them before a sequence's first run",
+    )
 
 
 @dataclass(frozen=True)
@@ -192,6 +197,11 @@ class Suite:
             for item, _ in _items(self.spec, template, splits)
         ]
 
+    @property
+    def demonstrations(self) -> tuple[Path, ...]:
+        """The demonstration files the ``ical`` methods learn from first, as paths."""
+        return tuple(self.path.parent / name for name in self.spec.demonstrations)
+
     def oracle(self, item: EvalItem) -> str | None:
         """The item's template's oracle, its values in, after the suite's oracle helpers.
 
@@ -240,10 +250,27 @@ def load_suite(path: Path) -> Suite:
                 for item in error.errors()
             ]
         ) from None
-    problems = _problems(spec)
+    problems = _problems(spec) + _demo_problems(spec, path.parent)
     if problems:
         raise SuiteError([located(path, loc, lines, message) for loc, message in problems])
     return Suite(spec.name, spec.backend, path, spec.runs, spec)
+
+
+def _demo_problems(spec: SuiteSpec, folder: Path) -> list[tuple[Loc, str]]:
+    """Demonstrations that do not load, or that have no check to verify a plan by."""
+    from lyra.demos.format import DemoError, load_demo
+
+    problems: list[tuple[Loc, str]] = []
+    for index, name in enumerate(spec.demonstrations):
+        loc: Loc = ("demonstrations", index)
+        try:
+            demo = load_demo(folder / name)
+        except DemoError as error:
+            problems.append((loc, str(error)))
+            continue
+        if not demo.check:
+            problems.append((loc, f"{name} has no `check`: give it the predicate it does"))
+    return problems
 
 
 def _problems(spec: SuiteSpec) -> list[tuple[Loc, str]]:

@@ -5,7 +5,7 @@ Entry points: :class:`LLMConfig` (``load``, ``from_spec``), :func:`make_provider
 :mod:`lyra.llm.session`. Importing this package does not import the ``openai`` client.
 """
 
-from lyra.llm.base import Completion, Message, Provider
+from lyra.llm.base import Completion, Image, Message, Provider
 from lyra.llm.config import LLMConfig
 from lyra.llm.factory import make_provider, open_session
 from lyra.llm.manual import ManualProvider
@@ -14,6 +14,7 @@ from lyra.llm.session import LoggedProvider, LogRecord, Usage, read_log, usage_s
 
 __all__ = [
     "Completion",
+    "Image",
     "LLMConfig",
     "LogRecord",
     "LoggedProvider",

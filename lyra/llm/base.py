@@ -4,10 +4,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal, Protocol
 
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant")
+
+
+@dataclass(frozen=True)
+class Image:
+    """A picture sent with a message.
+
+    Attributes:
+        name: its file name, as the prompt and the session log name it.
+        png: the PNG file's bytes.
+    """
+
+    name: str
+    png: bytes
+
+    @classmethod
+    def read(cls, path: Path) -> Image:
+        """The PNG file at ``path``."""
+        return cls(path.name, path.read_bytes())
 
 
 @dataclass(frozen=True)
@@ -16,11 +35,18 @@ class Message:
 
     Attributes:
         role: ``system``, ``user`` or ``assistant``.
-        content: the message text.
+        content: the message text; it says in words what any picture shows.
+        images: pictures that go with the text, for a model that takes them (the session
+            log keeps their names; a replay matches the text).
     """
 
     role: Role
     content: str
+    images: tuple[Image, ...] = ()
+
+    def text_only(self) -> Message:
+        """The message without its pictures, as a session log records and a replay compares."""
+        return Message(self.role, self.content) if self.images else self
 
 
 @dataclass(frozen=True)

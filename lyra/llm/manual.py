@@ -58,9 +58,9 @@ class ManualProvider:
         self._asked += 1
         prompt = render_prompt(messages)
         if self.answers is None:
-            text = self._ask_terminal(prompt, purpose)
+            text = self._ask_terminal(prompt + _named(messages, None), purpose)
         else:
-            text = self._ask_files(prompt, purpose, self.answers)
+            text = self._ask_files(prompt, purpose, self.answers, messages)
         if not text:
             raise EmptyAnswerError(f"{self.answered_by} (manual)", purpose)
         return Completion(
@@ -85,11 +85,17 @@ class ManualProvider:
             lines.append(line)
         return "".join(lines).strip()
 
-    def _ask_files(self, prompt: str, purpose: str, folder: Path) -> str:
+    def _ask_files(
+        self, prompt: str, purpose: str, folder: Path, messages: Sequence[Message]
+    ) -> str:
         folder.mkdir(parents=True, exist_ok=True)
         stem = f"{_next_number(folder):04d}-{_slug(purpose)}"
         prompt_file = folder / f"{stem}.prompt.md"
         answer_file = folder / f"{stem}.answer.md"
+        images = [image for message in messages for image in message.images]
+        for number, image in enumerate(images, 1):
+            (folder / f"{stem}.image-{number}.png").write_bytes(image.png)
+        prompt += _named(messages, stem)
         # Write then rename, so whoever watches the folder never reads half a prompt.
         partial = prompt_file.with_suffix(".partial")
         partial.write_text(prompt, encoding="utf-8")
@@ -120,6 +126,22 @@ class ManualProvider:
             seen = text
             time.sleep(self.poll)
         raise ManualAnswerTimeoutError(answer_file, prompt_file, self.timeout)
+
+
+def _named(messages: Sequence[Message], stem: str | None) -> str:
+    """The prompt's closing lines naming its pictures: the files beside it, or just their names."""
+    images = [image for message in messages for image in message.images]
+    if not images:
+        return ""
+    if stem is None:
+        head = f"The {len(images)} pictures of this prompt (not shown on a terminal):"
+        lines = [f"- {image.name}" for image in images]
+    else:
+        head = f"The {len(images)} pictures of this prompt, beside this file, in order:"
+        lines = [
+            f"- {stem}.image-{number}.png ({image.name})" for number, image in enumerate(images, 1)
+        ]
+    return "\n".join(["", "## images", "", head, *lines, ""])
 
 
 def _slug(purpose: str) -> str:

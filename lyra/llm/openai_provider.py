@@ -8,6 +8,7 @@ what happened.
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -176,7 +177,18 @@ class OpenAIProvider:
 
 def _param(message: Message) -> ChatCompletionMessageParam:
     # The client types each role's dict separately; every role here takes plain text.
-    return cast(ChatCompletionMessageParam, {"role": message.role, "content": message.content})
+    if not message.images:
+        return cast(ChatCompletionMessageParam, {"role": message.role, "content": message.content})
+    # Pictures go as parts after the text, as data URLs: the chat format's image_url part.
+    parts: list[dict[str, object]] = [{"type": "text", "text": message.content}]
+    parts += [
+        {
+            "type": "image_url",
+            "image_url": {"url": "data:image/png;base64," + base64.b64encode(image.png).decode()},
+        }
+        for image in message.images
+    ]
+    return cast(ChatCompletionMessageParam, {"role": message.role, "content": parts})
 
 
 def _detail(error: openai.APIStatusError) -> str:

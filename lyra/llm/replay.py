@@ -95,7 +95,7 @@ class ReplayProvider:
         self.skipped += [r.index for r in self.records[self.position : found]]
         self.position = found + 1
         self.answered += 1
-        if record.messages != tuple(messages):
+        if record.messages != tuple(m.text_only() for m in messages):
             self.differences.append(
                 PromptDifference(
                     record.index, purpose, task, _diff(record, purpose, messages, limit=None)

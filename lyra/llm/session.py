@@ -59,7 +59,15 @@ class LogRecord:
     def to_json(self) -> str:
         """This record as one JSON line (without the newline)."""
         data = dataclasses.asdict(self)
-        data["messages"] = [dataclasses.asdict(m) for m in self.messages]
+        # Pictures are named, not kept: the log is text, and a replay matches the text.
+        data["messages"] = [
+            {
+                "role": m.role,
+                "content": m.content,
+                **({"images": [i.name for i in m.images]} if m.images else {}),
+            }
+            for m in self.messages
+        ]
         return json.dumps(data, ensure_ascii=False)
 
     @classmethod

@@ -18,8 +18,8 @@ from lyra.answers import code_blocks
 from lyra.curriculum import Progress, Task
 from lyra.errors import LyraError
 from lyra.examples import Example, slugify
-from lyra.memory.store import Memory
 from lyra.methods import TaskOutcome
+from lyra.methods.memory import method_memory
 from lyra.prompts import example_block, render, system_prompt
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class CodeAsPolicies:
                 f"the {task.backend} backend has no Code-as-Policies prompt (its prompt pack's "
                 "cap_examples): use another method there, or give its pack examples"
             )
-        memory = self._memory(learner) if self.remember else None
+        memory = method_memory(learner, self.name) if self.remember else None
         shown = [example_block(instruction, code) for instruction, code in pack.cap_examples]
         if memory is not None:
             found = memory.retrieve(
@@ -88,10 +88,6 @@ class CodeAsPolicies:
         if memory is not None:
             memory.index_example(_transcript(task, code))
         return outcome
-
-    def _memory(self, learner: Learner) -> Memory:
-        """This method's own memory in the workspace, apart from the skill library's."""
-        return Memory(learner.ws.state_dir / "methods" / self.name, learner.memory.embedder)
 
 
 def _transcript(task: Task, code: str) -> Example:

@@ -26,6 +26,7 @@ from lyra.episode import EpisodeResult, judge_state
 from lyra.examples import Example, slugify
 from lyra.memory.store import Memory
 from lyra.methods import TaskOutcome
+from lyra.methods.memory import method_memory
 from lyra.predicates import Check, PredicateError, from_spec
 from lyra.prompts import render, system_prompt
 from lyra.sandbox import EndConsole, RunResult, open_console
@@ -66,7 +67,7 @@ class ConsoleLearner:
         self, learner: Learner, task: Task, curriculum: str, progress: Progress
     ) -> TaskOutcome:
         """One run at the console: type, watch, be corrected, until praised or out of turns."""
-        memory = Memory(learner.ws.state_dir / "methods" / self.name, learner.memory.embedder)
+        memory = method_memory(learner, self.name)
         found = memory.retrieve(
             task.instruction, k_examples=self.k, k_skills=0, backends=[task.backend]
         )
