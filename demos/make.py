@@ -124,10 +124,7 @@ def shrink(folder: Path) -> None:
 def ending(path: Path) -> str:
     """Whether the demonstration's check holds on the world its last motion left."""
     from lyra.backend import make as make_backend
-    from lyra.demos.format import load_demo
-
-    sys.path.insert(0, str(HERE.parent / "tests" / "demos"))
-    from test_repository_demos import end_verdict
+    from lyra.demos.format import end_verdict, load_demo
 
     demo = load_demo(path)
     backend = make_backend(demo.backend)

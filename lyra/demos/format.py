@@ -7,6 +7,7 @@ world observed after it. ``docs/demonstrations.md`` documents every field.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import re
@@ -26,8 +27,11 @@ from pydantic_core import ErrorDetails
 from lyra import api
 from lyra.backend import Backend, backend_spec, format_validation_error
 from lyra.curriculum import schema_message
+from lyra.embodiment import WorldState
 from lyra.errors import LyraError, unknown_name
 from lyra.files import write_atomic
+from lyra.geometry import Point, Pose
+from lyra.predicates import Verdict, from_spec
 from lyra.sandbox import wire
 
 FORMAT: Literal["lyra-demo/1"] = "lyra-demo/1"
@@ -400,3 +404,23 @@ def demo_scene(demo: Demonstration, path: Path) -> BaseModel:
     except LyraError as error:
         raise DemoError(f"{path}: its scene does not load: {error}") from None
     return scene
+
+
+def end_verdict(demo: Demonstration, backend: Backend) -> Verdict:
+    """The demonstration's check, judged on the world its last motion left.
+
+    The scene is laid out on the demonstration's seed for what the file does not hold (each
+    object's kind, colour and size); the poses, joints and signals are the file's.
+    """
+    backend.reset(backend.spec.load_scene(demo.scene), demo.seed)
+    laid = backend.world_state()
+    worlds = [step.after for step in demo.steps if step.after is not None]
+    world = worlds[-1] if worlds else demo.start
+    objects = {
+        name: dataclasses.replace(
+            laid[name], pose=Pose(Point(*pose[:3]), (pose[3], pose[4], pose[5], pose[6]))
+        )
+        for name, pose in world.objects.items()
+    }
+    state = WorldState(objects, dict(world.joints), dict(world.signals))
+    return from_spec(demo.check, backend.spec.predicate_functions())(state)

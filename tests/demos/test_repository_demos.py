@@ -9,17 +9,13 @@ so the check must hold.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from lyra.backend import Backend, make
-from lyra.demos.format import Demonstration, load_demo
-from lyra.embodiment import WorldState
-from lyra.geometry import Point, Pose
-from lyra.predicates import Verdict, from_spec
+from lyra.demos.format import end_verdict, load_demo
 
 DEMOS = Path(__file__).resolve().parents[2] / "demos"
 
@@ -29,26 +25,6 @@ PERSON_MISTAKES: dict[str, list[int]] = {
     "ravens/line_up_front.json": [1, 6, 7],
     "metaworld/close_drawer.json": [2, 5, 6],
 }
-
-
-def end_verdict(demo: Demonstration, backend: Backend) -> Verdict:
-    """The demonstration's check, judged on the world its last motion left.
-
-    The scene is laid out on the demonstration's seed for what the file does not hold (each
-    object's kind, colour and size); the poses, joints and signals are the file's.
-    """
-    backend.reset(backend.spec.load_scene(demo.scene), demo.seed)
-    laid = backend.world_state()
-    worlds = [step.after for step in demo.steps if step.after is not None]
-    world = worlds[-1] if worlds else demo.start
-    objects = {
-        name: dataclasses.replace(
-            laid[name], pose=Pose(Point(*pose[:3]), (pose[3], pose[4], pose[5], pose[6]))
-        )
-        for name, pose in world.objects.items()
-    }
-    state = WorldState(objects, dict(world.joints), dict(world.signals))
-    return from_spec(demo.check, backend.spec.predicate_functions())(state)
 
 
 def demo_files() -> list[Path]:
