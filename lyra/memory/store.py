@@ -6,23 +6,24 @@ The example files and skill modules are the source of truth; these tables are an
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
-from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Hashable, Iterable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import lancedb
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+from lancedb.background_loop import LOOP
+from lancedb.db import AsyncConnection
 from lancedb.index import FTS, Bitmap, IvfFlat
 from lancedb.pydantic import LanceModel
-from lancedb.query import LanceVectorQueryBuilder
-from lancedb.table import Table
+from lancedb.table import AsyncTable
 
 from lyra.api import PRIMITIVES
 from lyra.examples import Example, example_paths, iter_examples
@@ -64,8 +65,9 @@ SOURCES_FILE = "sources.sha256"
 VECTOR_INDEX_MIN_ROWS = 50_000
 VECTOR_PROBES = 10
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# One method's searches of a table, a search per query, running on the memory's pool.
-_Lists = list[Future[list[dict[str, Any]]]]
+_T = TypeVar("_T")
+# The rows one search found, best first.
+_Rows = list[dict[str, Any]]
 # An SQL list that matches nothing (an empty IN list is not valid SQL).
 _NONE = "''"
 
@@ -102,6 +104,19 @@ def _sql_list(values: Iterable[str]) -> str:
     return ", ".join("'" + value.replace("'", "''") + "'" for value in values)
 
 
+# The memory uses LanceDB's asynchronous API, on the event loop that its synchronous API runs on
+# (a thread of its own, restarted in a forked child): all the searches of a retrieval are then
+# in flight at once for one hand-over between threads, where each synchronous search took six.
+def _run(coroutine: Coroutine[Any, Any, _T]) -> _T:
+    """Run a LanceDB coroutine to its end."""
+    return cast(_T, LOOP.run(coroutine))
+
+
+def _start(coroutine: Coroutine[Any, Any, _T]) -> Future[_T]:
+    """Start a LanceDB coroutine and return at once."""
+    return asyncio.run_coroutine_threadsafe(coroutine, LOOP.loop)
+
+
 class Memory:
     """Skills and examples, indexed for retrieval by full text and (with an embedder) by vector."""
 
@@ -115,13 +130,12 @@ class Memory:
         root.mkdir(parents=True, exist_ok=True)
         self.root = root
         self.embedder = embedder
-        self._db = lancedb.connect(root)
-        self._tables: dict[str, Table] = {}
+        self._db: AsyncConnection = _run(lancedb.connect_async(root))
+        self._tables: dict[str, AsyncTable] = {}
         # What a retrieval reads besides its searches, kept per table until this memory writes
         # to it (an open LanceDB table does not see another process's writes either): the skill
         # headers and calls, and whether a backend filter drops any example.
         self._derived: dict[str, dict[Hashable, Any]] = {}
-        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lyra-memory")
 
     @classmethod
     def open(cls, workspace: Workspace, embedder: Embedder | None) -> Memory:
@@ -150,7 +164,7 @@ class Memory:
         for spec in (SKILLS, EXAMPLES):
             table = self._table(spec)
             if table is not None:
-                table.optimize()
+                _run(table.optimize())
                 self._index_filtered(table, spec)
                 self._index_vectors(table)
 
@@ -249,42 +263,42 @@ class Memory:
 
     def _create(
         self, spec: _Spec, rows: Sequence[LanceModel], step: Callable[[int], None] | None = None
-    ) -> Table:
+    ) -> AsyncTable:
         self._derived.pop(spec.name, None)
-        table = self._db.create_table(spec.name, schema=self._schema(spec), mode="overwrite")
+        table = _run(self._db.create_table(spec.name, schema=self._schema(spec), mode="overwrite"))
         if rows:
-            table.add(self._arrow_rows(spec, rows, step))
+            _run(table.add(self._arrow_rows(spec, rows, step)))
         elif step is not None:
             step(0)
-        table.create_index(spec.text, config=FTS(), replace=True)
+        _run(table.create_index(spec.text, config=FTS(), replace=True))
         self._index_filtered(table, spec)
         self._index_vectors(table)
         self._tables[spec.name] = table
         return table
 
-    def _index_filtered(self, table: Table, spec: _Spec) -> None:
+    def _index_filtered(self, table: AsyncTable, spec: _Spec) -> None:
         """Index the column that filters select by, once; ``optimize`` keeps it up to date.
 
         Without it a filtered search reads the whole column first: the loop's ``retrieve()``
         with 100,000 examples, one in ten another backend's, took 36 ms instead of 29.
         """
         column = spec.filtered
-        if column is None or any(column in index.columns for index in table.list_indices()):
+        if column is None or any(column in index.columns for index in _run(table.list_indices())):
             return
-        table.create_index(column, config=Bitmap())
+        _run(table.create_index(column, config=Bitmap()))
 
-    def _index_vectors(self, table: Table) -> None:
+    def _index_vectors(self, table: AsyncTable) -> None:
         """Give a large table a vector index once; ``optimize`` keeps it up to date after that.
 
         Below :data:`VECTOR_INDEX_MIN_ROWS` an exact scan is fast enough and exact; above it an
         IVF index (flat vectors, so no quantisation error) is about five times faster (at 100k
         rows, 20-25 ms instead of 110 ms on two cores).
         """
-        if self.embedder is None or table.count_rows() < VECTOR_INDEX_MIN_ROWS:
+        if self.embedder is None or _run(table.count_rows()) < VECTOR_INDEX_MIN_ROWS:
             return
-        if any("vector" in index.columns for index in table.list_indices()):
+        if any("vector" in index.columns for index in _run(table.list_indices())):
             return
-        table.create_index("vector", config=IvfFlat(distance_type="cosine"))
+        _run(table.create_index("vector", config=IvfFlat(distance_type="cosine")))
 
     def _schema(self, spec: _Spec) -> pa.Schema:
         dim = None if self.embedder is None else self.embedder.dim
@@ -318,13 +332,14 @@ class Memory:
             table = self._create(spec, [])
         merge = table.merge_insert(spec.key).when_matched_update_all().when_not_matched_insert_all()
         self._derived.pop(spec.name, None)
-        merge.execute(self._arrow_rows(spec, rows))
+        # Typed for a synchronous table; on an asynchronous one, execute returns a coroutine.
+        _run(cast(Coroutine[Any, Any, object], merge.execute(self._arrow_rows(spec, rows))))
 
     def _remove(self, spec: _Spec, key: str) -> None:
         table = self._table(spec)
         if table is not None:
             self._derived.pop(spec.name, None)
-            table.delete(f"{spec.key} = {_sql_list([key])}")
+            _run(table.delete(f"{spec.key} = {_sql_list([key])}"))
 
     def _remembered(self, spec: _Spec, key: Hashable, read: Callable[[], Any]) -> Any:
         """``read()`` the first time ``key`` is asked of a table since this memory wrote to it."""
@@ -333,14 +348,14 @@ class Memory:
             known[key] = read()
         return known[key]
 
-    def _table(self, spec: _Spec) -> Table | None:
+    def _table(self, spec: _Spec) -> AsyncTable | None:
         """Return the open table, None if it was never created; check its embedder first."""
         if spec.name in self._tables:
             return self._tables[spec.name]
-        if spec.name not in self._db.list_tables().tables:
+        if spec.name not in _run(self._db.list_tables()).tables:
             return None
-        table = self._db.open_table(spec.name)
-        stored = (table.schema.metadata or {}).get(EMBEDDER_KEY, b"unknown").decode()
+        table = _run(self._db.open_table(spec.name))
+        stored = (_run(table.schema()).metadata or {}).get(EMBEDDER_KEY, b"unknown").decode()
         configured = describe(self.embedder)
         if stored != configured:
             raise EmbedderMismatchError(self.root, stored, configured)
@@ -427,7 +442,7 @@ class Memory:
         if backends is None or table is None:
             return None
         kept = f"backend IN ({_sql_list(sorted(backends))})"
-        dropped = self._remembered(EXAMPLES, kept, lambda: table.count_rows(f"NOT ({kept})"))
+        dropped = self._remembered(EXAMPLES, kept, lambda: _run(table.count_rows(f"NOT ({kept})")))
         return kept if dropped else None
 
     def _methods(self, methods: Collection[Method] | None) -> Collection[Method]:
@@ -448,21 +463,26 @@ class Memory:
     ) -> list[list[Fused]]:
         """For each (table, limit, filter), its rows for the queries: every list fused by rank.
 
-        Every list of every table is issued at once, and so cost about as much as the slowest:
-        LanceDB does the work on its own threads, and the pool's threads only wait. Full-text
-        lists need no vectors, so they run while this thread embeds the queries.
+        Every list of every table is in flight at once, and so costs about as much as the
+        slowest: LanceDB does the work on its own threads. Full-text lists need no vectors, so
+        they run while this thread embeds the queries.
         """
         methods = self._methods(methods)
         opened = [(spec, self._table(spec), limit, where) for spec, limit, where in tables]
 
-        def start(rows: Callable[..., list[dict[str, Any]]], inputs: Iterable[Any]) -> list[_Lists]:
+        def start(
+            rows: Callable[[AsyncTable, _Spec, Any, int, str | None], Awaitable[_Rows]],
+            inputs: Iterable[Any],
+        ) -> Future[list[list[_Rows]]]:
             # Deeper lists than the answer, so that rows ranked well by several lists can rise.
-            return [
-                [self._pool.submit(rows, table, spec, x, 2 * limit, where) for x in inputs]
-                if table is not None and limit >= 1
-                else []
-                for spec, table, limit, where in opened
-            ]
+            return _start(
+                _every(
+                    [rows(table, spec, x, 2 * limit, where) for x in inputs]
+                    if table is not None and limit >= 1
+                    else []
+                    for spec, table, limit, where in opened
+                )
+            )
 
         text = start(_text_rows, queries if "text" in methods else [])
         embedder = self.embedder if "vector" in methods else None
@@ -472,7 +492,7 @@ class Memory:
         return [
             fuse(_lists(queries, text_rows, vector_rows), spec.key)[:limit]
             for (spec, _, limit, _), text_rows, vector_rows in zip(
-                opened, text, vector, strict=True
+                opened, text.result(), vector.result(), strict=True
             )
         ]
 
@@ -515,7 +535,8 @@ class Memory:
         if table is None:
             return {}
         return cast(
-            dict[str, _Skill], self._remembered(SKILLS, "skills", partial(_read_skills, table))
+            dict[str, _Skill],
+            self._remembered(SKILLS, "skills", lambda: _run(_read_skills(table))),
         )
 
 
@@ -528,9 +549,9 @@ class _Skill:
     calls: tuple[list[str], list[str]]  # the primitives and the skills it imports
 
 
-def _read_skills(table: Table) -> dict[str, _Skill]:
+async def _read_skills(table: AsyncTable) -> dict[str, _Skill]:
     columns = ["name", "header", "signature", "docstring", "calls_primitives", "calls_skills"]
-    rows = table.search().select(columns).limit(max(1, table.count_rows())).to_list()
+    rows = await table.query().select(columns).to_list()
     return {
         row["name"]: _Skill(
             header=row["header"],
@@ -541,45 +562,50 @@ def _read_skills(table: Table) -> dict[str, _Skill]:
     }
 
 
-def _lists(queries: Sequence[Query], text: _Lists, vector: _Lists) -> list[RankedList]:
+async def _every(searches: Iterable[Sequence[Awaitable[_Rows]]]) -> list[list[_Rows]]:
+    """Await all the searches of all the tables at once; each table's lists come back together."""
+    return list(await asyncio.gather(*(asyncio.gather(*table) for table in searches)))
+
+
+def _lists(queries: Sequence[Query], text: list[_Rows], vector: list[_Rows]) -> list[RankedList]:
     """The ranked lists of each query in turn, full text before vector (fusion keeps this order)."""
     lists = []
     for i, query in enumerate(queries):
         if text:
-            lists.append(RankedList(query.label, "text", text[i].result()))
+            lists.append(RankedList(query.label, "text", text[i]))
         if vector:
-            lists.append(RankedList(query.label, "vector", vector[i].result()))
+            lists.append(RankedList(query.label, "vector", vector[i]))
     return lists
 
 
-def _text_rows(
-    table: Table, spec: _Spec, query: Query, limit: int, where: str | None
-) -> list[dict[str, Any]]:
-    def search(n: int) -> list[dict[str, Any]]:
+async def _text_rows(
+    table: AsyncTable, spec: _Spec, query: Query, limit: int, where: str | None
+) -> _Rows:
+    async def search(n: int) -> _Rows:
         # A plain string is matched as words: quotes or colons in an instruction are not syntax.
-        found = table.search(query.text, query_type="fts", fts_columns=spec.text)
+        found = table.query().nearest_to_text(query.text, columns=spec.text)
         if where is not None:
-            found = found.where(where, prefilter=True)
-        rows = found.select([*spec.columns, "_score"]).limit(n).to_list()
+            found = found.where(where)
+        rows = await found.select([*spec.columns, "_score"]).limit(n).to_list()
         return [{**row, "score": row["_score"]} for row in rows]
 
-    return _fixed_order(search, limit, spec.key)
+    return await _fixed_order(search, limit, spec.key)
 
 
-def _vector_rows(
-    table: Table, spec: _Spec, vector: npt.NDArray[np.float32], limit: int, where: str | None
-) -> list[dict[str, Any]]:
-    def search(n: int) -> list[dict[str, Any]]:
-        found = cast(LanceVectorQueryBuilder, table.search(vector, query_type="vector"))
+async def _vector_rows(
+    table: AsyncTable, spec: _Spec, vector: npt.NDArray[np.float32], limit: int, where: str | None
+) -> _Rows:
+    async def search(n: int) -> _Rows:
+        found = table.query().nearest_to(vector)
         if where is not None:
-            found = found.where(where, prefilter=True)
+            found = found.where(where)
         # With an IVF index, 10 of its partitions (24 at 100k rows) are searched: at 100k rows 7 ms
         # instead of 12 ms for LanceDB's default of 20. Measured against exact search,
         # recall@10 stays 1.0 on clustered vectors (as instruction embeddings are) and drops to
         # 0.59 only on structureless random ones (0.93 at 20 probes). Without an index it has
         # no effect.
         rows = (
-            found.distance_type("cosine")
+            await found.distance_type("cosine")
             .nprobes(VECTOR_PROBES)
             .select([*spec.columns, "_distance"])
             .limit(n)
@@ -587,12 +613,10 @@ def _vector_rows(
         )
         return [{**row, "score": 1.0 - row["_distance"]} for row in rows]
 
-    return _fixed_order(search, limit, spec.key)
+    return await _fixed_order(search, limit, spec.key)
 
 
-def _fixed_order(
-    search: Callable[[int], list[dict[str, Any]]], limit: int, key: str
-) -> list[dict[str, Any]]:
+async def _fixed_order(search: Callable[[int], Awaitable[_Rows]], limit: int, key: str) -> _Rows:
     """The best ``limit`` rows of a search, in an order the memory's content alone decides.
 
     LanceDB returns rows of equal score in no fixed order once rows were added after the text
@@ -605,7 +629,7 @@ def _fixed_order(
     (with 100,000 templated instructions a tie at rank 20 held 6,000 rows), while the other
     method's list still ranks them by something that tells them apart.
     """
-    rows = search(limit + 1)
+    rows = await search(limit + 1)
     if len(rows) > limit:
         cut = rows[limit]["score"]
         rows = [row for row in rows if row["score"] != cut]
