@@ -83,7 +83,9 @@ class _Spec:
     and calls come from its rows read whole once, not from every search (with 100,000 examples
     the skills' two searches took 0.5 ms less each for it); an example's snapshot is never shown.
     ``filtered`` is the column retrieval filters rows by, indexed for it; None where a filter
-    only picks among a library's few rows.
+    only picks among a library's few rows. ``whole`` says that the table is that small: it is
+    read whole, once, and searched by vector here (in microseconds, where a LanceDB query took
+    1.6 ms of CPU time).
     """
 
     name: str
@@ -92,9 +94,12 @@ class _Spec:
     text: str
     shown: tuple[str, ...]
     filtered: str | None = None
+    whole: bool = False
 
 
-SKILLS = _Spec("skills", SkillRow, key="name", text="summary", shown=("name", "summary"))
+SKILLS = _Spec(
+    "skills", SkillRow, key="name", text="summary", shown=("name", "summary"), whole=True
+)
 EXAMPLES = _Spec(
     "examples",
     ExampleRow,
@@ -497,33 +502,23 @@ class Memory:
         they run while this thread embeds the queries.
         """
         methods = self._methods(methods)
-        opened = [(spec, self._table(spec), limit, keep) for spec, limit, keep in tables]
-
-        def start(
-            rows: Callable[[AsyncTable, _Spec, Any, int, _Filter], Awaitable[_Rows]],
-            inputs: Iterable[Any],
-        ) -> Future[list[list[_Rows]]]:
-            # Deeper lists than the answer, so that rows ranked well by several lists can rise.
-            return _start(
-                _every(
-                    [rows(table, spec, x, 2 * limit, keep) for x in inputs]
-                    if table is not None and limit >= 1
-                    else []
-                    for spec, table, limit, keep in opened
-                )
-            )
-
-        text = start(_text_rows, queries if "text" in methods else [])
+        searches = [self._searches(spec, limit, keep, methods) for spec, limit, keep in tables]
+        texts = queries if "text" in methods else []
+        text = _start(_every([s.text(query) for query in texts] for s in searches))
         embedder = self.embedder if "vector" in methods else None
-        vector = start(
-            _vector_rows, [] if embedder is None else embedder.embed([q.text for q in queries])
-        )
-        return [
-            fuse(_lists(queries, text_rows, vector_rows), spec.key)[:limit]
-            for (spec, _, limit, _), text_rows, vector_rows in zip(
-                opened, text.result(), vector.result(), strict=True
-            )
-        ]
+        vectors = [] if embedder is None else list(embedder.embed([q.text for q in queries]))
+        vector = _start(_every([s.vector(v) for v in vectors] for s in searches))
+        lists = zip(searches, text.result(), vector.result(), strict=True)
+        return [fuse(_lists(queries, t, v), s.spec.key)[: s.limit] for s, t, v in lists]
+
+    def _searches(
+        self, spec: _Spec, limit: int, keep: _Filter, methods: Collection[Method]
+    ) -> _Searches:
+        table = self._table(spec)
+        if not (spec.whole and table is not None and "vector" in methods):
+            return _Searches(spec, table, limit, keep)
+        whole = self._remembered(spec, "whole", lambda: _run(_read_whole(table, spec)))
+        return _Searches(spec, table, limit, keep, cast(_Whole, whole))
 
     def _skill_hits(
         self, similar: list[Fused], examples: list[ExampleHit], hints: Sequence[str]
@@ -591,6 +586,63 @@ async def _read_skills(table: AsyncTable) -> dict[str, _Skill]:
     }
 
 
+@dataclass(frozen=True)
+class _Whole:
+    """A small table's rows, the columns its searches show, and their vectors scaled to length 1."""
+
+    rows: _Rows
+    vectors: npt.NDArray[np.float64]
+
+    def nearest(
+        self, vector: npt.NDArray[np.float32], key: str, limit: int, keep: _Filter
+    ) -> _Rows:
+        """The best ``limit`` rows by cosine similarity to ``vector``, as LanceDB's search gives."""
+        scores = self.vectors @ (vector / np.linalg.norm(vector))
+        found = [
+            {**row, "score": float(score)}
+            for row, score in zip(self.rows, scores, strict=True)
+            if row[key] not in keep.drop
+        ]
+        found.sort(key=lambda row: -row["score"])
+        return _fixed_order(found[: limit + 1], limit, key)
+
+
+async def _read_whole(table: AsyncTable, spec: _Spec) -> _Whole:
+    found = await table.query().select([*spec.shown, "vector"]).to_arrow()
+    column = found["vector"]
+    flat = column.combine_chunks().flatten().to_numpy()
+    vectors = flat.astype(np.float64).reshape(len(found), column.type.list_size)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return _Whole(found.drop_columns(["vector"]).to_pylist(), vectors / norms)
+
+
+@dataclass(frozen=True)
+class _Searches:
+    """A table's searches in one retrieval: its best ``limit`` rows of those ``keep`` keeps.
+
+    Each list is twice the answer deep, so that rows ranked well by several lists can rise.
+    ``whole`` is the table read whole, for a vector search here instead of LanceDB's.
+    """
+
+    spec: _Spec
+    table: AsyncTable | None
+    limit: int
+    keep: _Filter
+    whole: _Whole | None = None
+
+    async def text(self, query: Query) -> _Rows:
+        if self.table is None or self.limit < 1:
+            return []
+        return await _text_rows(self.table, self.spec, query, 2 * self.limit, self.keep)
+
+    async def vector(self, vector: npt.NDArray[np.float32]) -> _Rows:
+        if self.table is None or self.limit < 1:
+            return []
+        if self.whole is not None:
+            return self.whole.nearest(vector, self.spec.key, 2 * self.limit, self.keep)
+        return await _vector_rows(self.table, self.spec, vector, 2 * self.limit, self.keep)
+
+
 async def _every(searches: Iterable[Sequence[Awaitable[_Rows]]]) -> list[list[_Rows]]:
     """Await all the searches of all the tables at once; each table's lists come back together."""
     return list(await asyncio.gather(*(asyncio.gather(*table) for table in searches)))
@@ -616,7 +668,7 @@ async def _text_rows(
         rows = await _fetch(found, spec, keep, n, "_score")
         return [{**row, "score": row["_score"]} for row in rows]
 
-    return await _fixed_order(search, limit, spec.key)
+    return _fixed_order(await search(limit + 1), limit, spec.key)
 
 
 async def _vector_rows(
@@ -634,7 +686,7 @@ async def _vector_rows(
         rows = await _fetch(found, spec, keep, n, "_distance")
         return [{**row, "score": 1.0 - row["_distance"]} for row in rows]
 
-    return await _fixed_order(search, limit, spec.key)
+    return _fixed_order(await search(limit + 1), limit, spec.key)
 
 
 async def _fetch(
@@ -647,8 +699,8 @@ async def _fetch(
     return [row for row in rows if row[spec.key] not in keep.drop][:n]
 
 
-async def _fixed_order(search: Callable[[int], Awaitable[_Rows]], limit: int, key: str) -> _Rows:
-    """The best ``limit`` rows of a search, in an order the memory's content alone decides.
+def _fixed_order(rows: _Rows, limit: int, key: str) -> _Rows:
+    """Of a search's best ``limit + 1`` rows, the best ``limit``, in an order of content alone.
 
     LanceDB returns rows of equal score in no fixed order once rows were added after the text
     index was built: "Close the drawer." and "Close the window." score the same for "Close the
@@ -660,7 +712,6 @@ async def _fixed_order(search: Callable[[int], Awaitable[_Rows]], limit: int, ke
     (with 100,000 templated instructions a tie at rank 20 held 6,000 rows), while the other
     method's list still ranks them by something that tells them apart.
     """
-    rows = await search(limit + 1)
     if len(rows) > limit:
         cut = rows[limit]["score"]
         rows = [row for row in rows if row["score"] != cut]

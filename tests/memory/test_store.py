@@ -228,6 +228,14 @@ def test_incremental_indexing_starts_an_empty_memory(workspace: Workspace, embed
     ]
 
 
+def test_an_empty_library_is_searched_too(workspace: Workspace, embedder: MemoEmbedder):
+    save_example(EXAMPLES[0], workspace.examples_dir)
+    memory = Memory.open(workspace, embedder)
+    memory.rebuild(workspace, [])
+    retrieval = memory.retrieve("a tower of blocks")
+    assert ([e.id for e in retrieval.examples], retrieval.skills) == (["tower_rgb"], ())
+
+
 def test_examples_of_equal_score_come_in_one_order_every_time(
     workspace: Workspace, embedder: MemoEmbedder
 ):
