@@ -80,8 +80,8 @@ class _Spec:
     """One table: its row model, key column and the column searched by text and embedded.
 
     ``shown`` are the columns a search returns of each row: what a hit needs. A skill's header
-    and calls come from its rows read whole once, not from every search (with 100,000 examples
-    the skills' two searches took 0.5 ms less each for it); an example's snapshot is never shown.
+    and calls come from its rows read whole once, not from every search (the skills' full-text
+    search took 0.5 ms less for it); an example's snapshot is never shown.
     ``filtered`` is the column retrieval filters rows by, indexed for it; None where a filter
     only picks among a library's few rows. ``whole`` says that the table is that small: it is
     read whole, once, and searched by vector here (in microseconds, where a LanceDB query took
@@ -163,7 +163,7 @@ class Memory:
         self._tables: dict[str, AsyncTable] = {}
         # What a retrieval reads besides its searches, kept per table until this memory writes
         # to it (an open LanceDB table does not see another process's writes either): the skill
-        # headers and calls, and whether a backend filter drops any example.
+        # headers, calls and vectors, and whether a backend filter drops any example.
         self._derived: dict[str, dict[Hashable, Any]] = {}
 
     @classmethod
@@ -320,9 +320,10 @@ class Memory:
         """Give a large table a vector index once; ``optimize`` keeps it up to date after that.
 
         Below :data:`VECTOR_INDEX_MIN_ROWS` an exact scan is fast enough and exact; above it an
-        IVF index (flat vectors, so no quantisation error) is about ten times faster (at 100k
-        rows, 5 ms instead of 60 ms on two cores). An index built with other settings (before
-        :data:`VECTOR_INDEX`, LanceDB's default of 24 partitions at 100k rows) is replaced.
+        IVF index (flat vectors, so no quantisation error) is more than ten times faster (at
+        100k rows, 5 ms instead of 60 ms or more on two cores). An index built with other
+        settings (before :data:`VECTOR_INDEX`, LanceDB's default of 24 partitions at 100k rows)
+        is replaced.
         """
         if self.embedder is None or _run(table.count_rows()) < VECTOR_INDEX_MIN_ROWS:
             return
@@ -662,31 +663,25 @@ def _lists(queries: Sequence[Query], text: list[_Rows], vector: list[_Rows]) -> 
 async def _text_rows(
     table: AsyncTable, spec: _Spec, query: Query, limit: int, keep: _Filter
 ) -> _Rows:
-    async def search(n: int) -> _Rows:
-        # A plain string is matched as words: quotes or colons in an instruction are not syntax.
-        found = table.query().nearest_to_text(query.text, columns=spec.text)
-        rows = await _fetch(found, spec, keep, n, "_score")
-        return [{**row, "score": row["_score"]} for row in rows]
-
-    return _fixed_order(await search(limit + 1), limit, spec.key)
+    # A plain string is matched as words: quotes or colons in an instruction are not syntax.
+    found = table.query().nearest_to_text(query.text, columns=spec.text)
+    rows = await _fetch(found, spec, keep, limit + 1, "_score")
+    return _fixed_order([{**row, "score": row["_score"]} for row in rows], limit, spec.key)
 
 
 async def _vector_rows(
     table: AsyncTable, spec: _Spec, vector: npt.NDArray[np.float32], limit: int, keep: _Filter
 ) -> _Rows:
-    async def search(n: int) -> _Rows:
-        # With an IVF index, 48 of its 256 partitions are searched (19k of 100k rows): 5.0 ms
-        # where LanceDB's default index, 10 of 24 partitions (42k rows), took 8.5 ms, and 64
-        # partitions 5.8 ms. On MiniLM vectors of 100,000 generated instructions, the top 20 of
-        # 194 queries (tabletop, paraphrased, and the curricula's) were those of exact search in
-        # each of seven builds, as with the default index; 32 partitions missed rows in up to 5
-        # queries. On structureless random vectors recall@20 is 0.39 (the default index: 0.57).
-        # Without an index it has no effect.
-        found = table.query().nearest_to(vector).distance_type("cosine").nprobes(VECTOR_PROBES)
-        rows = await _fetch(found, spec, keep, n, "_distance")
-        return [{**row, "score": 1.0 - row["_distance"]} for row in rows]
-
-    return _fixed_order(await search(limit + 1), limit, spec.key)
+    # With an IVF index, 48 of its 256 partitions are searched (19k of 100k rows): 5.0 ms
+    # where LanceDB's default index, 10 of 24 partitions (42k rows), took 8.5 ms, and 64
+    # partitions 5.8 ms. On MiniLM vectors of 100,000 generated instructions, the top 20 of
+    # 194 queries (tabletop, paraphrased, and the curricula's) were those of exact search in
+    # each of seven builds, as with the default index; 32 partitions missed rows in up to 5
+    # queries. On structureless random vectors recall@20 is 0.39 (the default index: 0.57).
+    # Without an index it has no effect.
+    found = table.query().nearest_to(vector).distance_type("cosine").nprobes(VECTOR_PROBES)
+    rows = await _fetch(found, spec, keep, limit + 1, "_distance")
+    return _fixed_order([{**row, "score": 1.0 - row["_distance"]} for row in rows], limit, spec.key)
 
 
 async def _fetch(
