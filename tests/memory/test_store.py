@@ -228,6 +228,14 @@ def test_incremental_indexing_starts_an_empty_memory(workspace: Workspace, embed
     ]
 
 
+def test_an_empty_library_is_searched_too(workspace: Workspace, embedder: MemoEmbedder):
+    save_example(EXAMPLES[0], workspace.examples_dir)
+    memory = Memory.open(workspace, embedder)
+    memory.rebuild(workspace, [])
+    retrieval = memory.retrieve("a tower of blocks")
+    assert ([e.id for e in retrieval.examples], retrieval.skills) == (["tower_rgb"], ())
+
+
 def test_examples_of_equal_score_come_in_one_order_every_time(
     workspace: Workspace, embedder: MemoEmbedder
 ):
@@ -298,19 +306,24 @@ def test_optimize_indexes_vectors_of_a_large_table_and_keeps_results(
     filled: Memory, monkeypatch: pytest.MonkeyPatch
 ):
     import lancedb
+    from lancedb.index import IvfFlat
 
     from lyra.memory import store
 
     before = filled.retrieve("put the apple in the bowl")
+    examples = lancedb.connect(filled.root).open_table("examples")
+    # An index built with other settings, as LanceDB's defaults were before: optimize replaces it.
+    examples.create_index("vector", config=IvfFlat(distance_type="cosine", num_partitions=2))
+    reopened = Memory(filled.root, filled.embedder)
     monkeypatch.setattr(store, "VECTOR_INDEX_MIN_ROWS", len(EXAMPLES))
-    filled.optimize()
+    reopened.optimize()
     indices = lancedb.connect(filled.root).open_table("examples").list_indices()
-    assert sorted((i.index_type, i.columns[0]) for i in indices) == [
-        ("Bitmap", "backend"),
-        ("FTS", "instruction"),
-        ("IvfFlat", "vector"),
+    assert sorted((i.index_type, i.columns[0], i.name) for i in indices) == [
+        ("Bitmap", "backend", "backend_idx"),
+        ("FTS", "instruction", "instruction_idx"),
+        ("IvfFlat", "vector", store.VECTOR_INDEX),
     ]
-    after = filled.retrieve("put the apple in the bowl")
+    after = reopened.retrieve("put the apple in the bowl")
     # The index computes cosine its own way: the same hits and ranks, scores equal to 1e-6.
     assert outline(after) == outline(before)
     assert [m.score for s in after.skills for m in s.matches] == pytest.approx(
