@@ -121,8 +121,7 @@ def _compact_doc(doc: str) -> list[str]:
             lines.append(f"Returns {text[0].lower()}{text[1:]}" if section else text)
             continue
         # Each argument starts a line of its own; its continuation lines are indented deeper.
-        for entry in [e for e in _arguments(block) if e.partition(": ")[2] not in NAME_ARGUMENTS]:
-            lines.append(entry)
+        lines += [e for e in _arguments(block) if e.partition(": ")[2] not in NAME_ARGUMENTS]
     return lines
 
 
