@@ -39,16 +39,32 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(subparsers)
-    # One workspace option, the same on every command (a few declare theirs themselves).
     for command in subparsers.choices.values():
-        if not any("--workspace" in action.option_strings for action in command._actions):
-            command.add_argument(
-                "--workspace",
-                type=Path,
-                help="the workspace folder (default: $LYRA_WORKSPACE, else the nearest folder "
-                "up from here with a skills/ folder)",
-            )
+        _add_workspace_option(command, None)
     return parser
+
+
+def _add_workspace_option(command: argparse.ArgumentParser, default: object) -> None:
+    """One workspace option, the same on every command (a few declare theirs themselves).
+
+    A command with actions of its own takes it before the action (``lyra skills --workspace W
+    list``) and after it, where the rest of the action's options are (``lyra demo learn D.json
+    --workspace W``). An action's option leaves no default behind (``default``), so that it
+    does not hide the one given before the action.
+    """
+    for action in command._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _add_workspace_option(sub, argparse.SUPPRESS)
+    if any("--workspace" in action.option_strings for action in command._actions):
+        return
+    command.add_argument(
+        "--workspace",
+        type=Path,
+        default=default,
+        help="the workspace folder (default: $LYRA_WORKSPACE, else the nearest folder "
+        "up from here with a skills/ folder)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,3 +1,4 @@
+import argparse
 import os
 import re
 import subprocess
@@ -175,13 +176,16 @@ def test_ctrl_c_while_waiting_for_a_manual_answer_says_how_to_resume(tmp_path: P
 def test_every_command_takes_the_workspace_option(tmp_path: Path, monkeypatch, capsys) -> None:
     from lyra.cli import build_parser
 
-    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    lacking = [
-        name
-        for name, parser in commands.items()
-        if not any("--workspace" in action.option_strings for action in parser._actions)
-    ]
-    assert lacking == []
+    def lacking(name: str, parser: argparse.ArgumentParser) -> list[str]:
+        """The commands and their actions (``demo learn``) without the option."""
+        found = [] if any("--workspace" in a.option_strings for a in parser._actions) else [name]
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, subparser in action.choices.items():
+                    found += lacking(f"{name} {sub}".strip(), subparser)
+        return found
+
+    assert lacking("", build_parser()) == [""]  # only `lyra` itself, which runs nothing
     (tmp_path / "skills").mkdir()
     (tmp_path / "skills" / "wave.py").write_text(
         'from lyra.api import move_ee\n\n\ndef wave() -> None:\n    """Wave once."""\n'
@@ -190,8 +194,9 @@ def test_every_command_takes_the_workspace_option(tmp_path: Path, monkeypatch, c
     monkeypatch.chdir(tmp_path.parent)
     # Recorded, so that what the option sets is taken back after the test.
     monkeypatch.setenv("LYRA_WORKSPACE", "")
-    assert main(["skills", "--workspace", str(tmp_path), "list"]) == 0
-    assert capsys.readouterr().out.split() == ["wave", "Wave", "once."]
+    for where in (["--workspace", str(tmp_path), "list"], ["list", "--workspace", str(tmp_path)]):
+        assert main(["skills", *where]) == 0
+        assert capsys.readouterr().out.split() == ["wave", "Wave", "once."]
 
 
 def test_progress_says_parts_done_successes_and_time_left() -> None:
