@@ -83,6 +83,11 @@ def _scene_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="a PNG after each motion, in a folder beside the file (OUT-frames/)",
     )
+    parser.add_argument(
+        "--check",
+        help='the success predicate of the demonstrated task, as YAML (e.g. "[{on_top: {upper: '
+        'a, lower: b}}]"): written into the file, and judged on the world the last motion left',
+    )
 
 
 def _kinds(text: str) -> tuple[str, ...]:
@@ -109,8 +114,10 @@ def _record(args: argparse.Namespace) -> int:
     from lyra.demos.steps import StepLog
     from lyra.embodiment import use
 
-    # A scene that does not load is said before anything is asked.
+    # A scene that does not load, or a check that does not fit it, is said before anything is
+    # asked.
     name, scene = load_scene_file(args.scene, args.backend)
+    check = _check(args.check, name, "--check")
     ask = _reader()
     instruction = args.instruction or (ask("Instruction: ") or "").strip()
     if not instruction:
@@ -128,7 +135,9 @@ def _record(args: argparse.Namespace) -> int:
         if not recording.log.steps:
             print("lyra: nothing was demonstrated; nothing written", file=sys.stderr)
             return 1
-        path = save(recording.demonstration(instruction), args.out)
+        demo = recording.demonstration(instruction).model_copy(update={"check": check})
+        path = save(demo, args.out)
+        ending = _ending(demo, backend)
     except KeyboardInterrupt:
         print(
             f"\nlyra: interrupted; nothing written (`done` or Ctrl-D writes {args.out})",
@@ -137,7 +146,7 @@ def _record(args: argparse.Namespace) -> int:
         return 130
     finally:
         backend.close()
-    print(f"wrote {path} ({len(recording.log.steps)} steps)")
+    print(f"wrote {path} ({len(recording.log.steps)} steps){ending}")
     return 0
 
 
@@ -181,6 +190,7 @@ def _from_plan(args: argparse.Namespace) -> int:
     if not args.plan.is_file():
         raise LyraError(f"{args.plan}: no such plan file")
     name, scene = load_scene_file(args.scene, args.backend)
+    check = _check(args.check, name, "--check")
     backend = make(name)
     noise = Noise(args.noise, args.noise_seed, mistakes)
     skills = find_workspace().skills_dir
@@ -196,6 +206,8 @@ def _from_plan(args: argparse.Namespace) -> int:
             skills_root=skills if skills.is_dir() else None,
             frames=_frames(args),
         )
+        demo = demo.model_copy(update={"check": check})
+        ending = _ending(demo, backend)
     finally:
         backend.close()
     path = save(demo, args.out)
@@ -205,13 +217,56 @@ def _from_plan(args: argparse.Namespace) -> int:
             print(f"step {step.index} ({step.primitive}): {mistake.kind}: {mistake.detail}")
     ran = "ran to its end" if result.ok else f"failed:\n{result.feedback}"
     print(f"the plan {ran}")
-    print(f"wrote {path} ({len(demo.steps)} steps, {len(demo.mistakes)} of {noise.count} mistakes)")
+    print(
+        f"wrote {path} ({len(demo.steps)} steps, {len(demo.mistakes)} of {noise.count} "
+        f"mistakes){ending}"
+    )
     return 0
 
 
-def _learn(args: argparse.Namespace) -> int:
+def _check(text: str | None, backend: str, option: str) -> list[dict[str, Any]]:
+    """A success predicate given as YAML, checked to be one the backend can judge.
+
+    Raises:
+        LyraError: it is not YAML, or not predicates the backend has; the message says which.
+    """
     import yaml
 
+    from lyra.backend import backend_spec
+    from lyra.errors import LyraError
+    from lyra.predicates import PredicateError, from_spec
+
+    if not text:
+        return []
+    try:
+        check = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise LyraError(f"{option} is not valid YAML: {error}") from None
+    check = [check] if isinstance(check, dict) else check
+    if not isinstance(check, list):
+        raise LyraError(f'{option}: give a list of predicates, e.g. "[{{done: {{}}}}]"')
+    try:
+        from_spec(check, backend_spec(backend).predicate_functions())
+    except PredicateError as error:
+        raise LyraError(f"{option}: {error}") from None
+    return check
+
+
+def _ending(demo: Any, backend: Any) -> str:
+    """What the check says of the world the demonstration's last motion left, as printed."""
+    from lyra.demos.format import end_verdict
+
+    if not demo.check:
+        return ""
+    verdict = end_verdict(demo, backend)
+    return (
+        "; its check holds at the end"
+        if verdict.ok
+        else f"; its check fails at the end: {verdict.reason}"
+    )
+
+
+def _learn(args: argparse.Namespace) -> int:
     from lyra.demos.format import load_demo
     from lyra.errors import LyraError
     from lyra.methods import find_method
@@ -224,11 +279,8 @@ def _learn(args: argparse.Namespace) -> int:
             f"--method {method.name} does not learn from demonstrations: use ical, "
             "ical-no-abstraction or ical-no-verification"
         )
-    try:
-        success = yaml.safe_load(args.success) if args.success else None
-    except yaml.YAMLError as error:
-        raise LyraError(f"--success is not valid YAML: {error}") from None
     demos = [(path, load_demo(path)) for path in args.demos]
+    success = _check(args.success, demos[0][1].backend, "--success") or None
     tasks = [demo_task(demo, path, success, args.feedback) for path, demo in demos]
     for (path, _), task in zip(demos, tasks, strict=True):
         # Said before the first prompt: verification judges every plan by the check.

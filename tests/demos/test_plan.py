@@ -150,3 +150,46 @@ def test_mistakes_without_a_kind_are_refused(
     assert (
         "no kind of mistake typo: use wrong-object, offset, missing-step" in capsys.readouterr().err
     )
+
+
+def test_the_check_is_written_into_the_file_and_judged_on_the_end(
+    scene_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = tmp_path / "plan.py"
+    plan.write_text(STACK)
+    out = tmp_path / "weak.json"
+    check = "[{on_top: {upper: red_block, lower: blue_block}}]"
+    command = ["demo", "from-plan", str(plan), "--scene", str(scene_file), "-o", str(out)]
+    assert main([*command, "--check", check]) == 0
+    assert capsys.readouterr().out.endswith(
+        f"wrote {out} (3 steps, 0 of 0 mistakes); its check holds at the end\n"
+    )
+    assert load_demo(out).check == [{"on_top": {"upper": "red_block", "lower": "blue_block"}}]
+    # The first call skipped: red never reaches blue.
+    assert main([*command, "--check", check, "--noise", "missing-step", "--noise-seed", "1"]) == 0
+    assert capsys.readouterr().out.endswith(
+        f"wrote {out} (3 steps, 1 of 1 mistakes); its check fails at the end: "
+        "'red_block' is not over 'blue_block'\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("check", "message"),
+    [
+        ("[{on_top: [", "lyra: --check is not valid YAML: "),
+        ("[{on_topp: {upper: red_block, lower: blue_block}}]", "lyra: --check: unknown predicate"),
+        ("red_block", 'lyra: --check: give a list of predicates, e.g. "[{done: {}}]"'),
+    ],
+)
+def test_a_check_that_cannot_judge_is_refused_before_the_plan_runs(
+    scene_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], check: str, message: str
+) -> None:
+    plan = tmp_path / "plan.py"
+    plan.write_text(STACK)
+    out = tmp_path / "weak.json"
+    command = ["demo", "from-plan", str(plan), "--scene", str(scene_file), "-o", str(out)]
+    assert main([*command, "--check", check]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(message), captured.err
+    assert not out.exists()
