@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import tempfile
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
@@ -340,7 +341,8 @@ def _setup(
 @contextlib.contextmanager
 def _worker(setup: dict[str, Any]) -> Iterator[Worker]:
     """A fresh worker with a scratch folder of its own, set up; killed, then the folder gone."""
-    with tempfile.TemporaryDirectory(prefix="lyra-code-") as scratch:
+    scratch = tempfile.mkdtemp(prefix="lyra-code-")
+    try:
         worker = fork_worker()
         try:
             wire.send(worker.sock, {**setup, "scratch": scratch})
@@ -348,6 +350,74 @@ def _worker(setup: dict[str, Any]) -> Iterator[Worker]:
         finally:
             # Gone before its scratch folder is: it cannot write there while it is removed.
             worker.kill()
+    finally:
+        _remove_folder(scratch)
+
+
+# A folder opened to be emptied: never a link's target.
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _remove_folder(top: str) -> None:
+    """Remove a folder and all it holds, walking down and up again without recursion.
+
+    The code may leave a chain of folders thousands deep: shutil.rmtree recurses on Python 3.11
+    (and os.fwalk too) and fails with RecursionError there, and a descriptor per level would
+    run out of descriptors. So one folder is open at a time, and each step back up is checked
+    to land in the folder it came down from.
+    """
+    fd = _open_folder(top, None)
+    try:
+        # Per level below top: its name and its parent's identity; per level: the folders
+        # still to remove in it.
+        down: list[tuple[str, os.stat_result]] = []
+        pending = [_empty_but_folders(fd)]
+        while pending[-1] or down:
+            if pending[-1]:
+                name = pending[-1].pop()
+                child = _open_folder(name, fd)
+                down.append((name, os.fstat(fd)))
+                os.close(fd)
+                fd = child
+                pending.append(_empty_but_folders(fd))
+                continue
+            name, parent = down.pop()
+            pending.pop()
+            up = os.open("..", _FOLDER, dir_fd=fd)
+            os.close(fd)
+            fd = up
+            if not os.path.samestat(os.fstat(fd), parent):
+                raise OSError(f"{top} was moved while it was removed")
+            os.rmdir(name, dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(top)
+
+
+def _open_folder(name: str, dir_fd: int | None) -> int:
+    try:
+        return os.open(name, _FOLDER, dir_fd=dir_fd)
+    except PermissionError:
+        # The code took away the right to list it (its worker is gone by now: nothing puts a
+        # link in the folder's place between the two calls).
+        os.chmod(name, 0o700, dir_fd=dir_fd)
+        return os.open(name, _FOLDER, dir_fd=dir_fd)
+
+
+def _empty_but_folders(fd: int) -> list[str]:
+    """Remove all an open folder holds but folders; return the folders' names."""
+    if os.fstat(fd).st_mode & 0o700 != 0o700:
+        # The code took away the right to remove what it holds.
+        os.fchmod(fd, 0o700)
+    with os.scandir(fd) as listing:
+        entries = list(listing)
+    folders = []
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            folders.append(entry.name)
+        else:
+            os.unlink(entry.name, dir_fd=fd)
+    return folders
 
 
 def _result(

@@ -360,6 +360,10 @@ ESCAPED: dict[str, tuple[str, str, str]] = {
 }
 
 
+# The run after each hostile one: it must find the worker, the pipe and the backend as usual.
+NEXT = "from lyra.api import object_names\nprint(object_names())\n"
+
+
 def digest(folder: Path) -> str:
     files = sorted(p for p in folder.rglob("*") if p.is_file())
     return hashlib.sha256(b"".join(p.read_bytes() for p in files)).hexdigest()
@@ -388,6 +392,28 @@ def test_hostile_code_leaves_the_host_as_it_was(name: str, ravens: Backend, tmp_
     assert vars(lyra.embodiment.ObjectState).get("pose") is pose_property
     assert math.pi == pytest.approx(3.14159265) and math.sqrt(4) == 2
     assert not Path("/tmp/lyra-pwned").exists() and not Path("/tmp/lyra-x.npy").exists()
+    after = run_code(NEXT, ravens, skills_root=skills, timeout_s=LIMIT_S)
+    assert after.ok and after.output == "['blue_block', 'red_block']\n", after.feedback
+
+
+def test_a_deep_folder_chain_in_scratch_is_removed(ravens: Backend) -> None:
+    # Deeper than shutil.rmtree's recursion reaches on Python 3.11, and than the descriptors
+    # a process may hold open (1024 by default).
+    code = ESCAPE + (
+        "print(os.getcwd())\n"
+        "for i in range(3000):\n"
+        "    os.mkdir('d')\n"
+        "    os.chdir('d')\n"
+        "    if i % 100 == 0:\n"
+        "        os.close(os.open('f', os.O_CREAT | os.O_WRONLY))\n"
+    )
+    ravens.reset(SCENE, 0)
+    # Time to make them on a slow disk (a millisecond a folder).
+    result = run_code(code, ravens, timeout_s=30)
+    assert result.ok, result.feedback
+    assert not Path(result.output.strip()).exists()
+    after = run_code(NEXT, ravens, timeout_s=LIMIT_S)
+    assert after.ok and after.output == "['blue_block', 'red_block']\n", after.feedback
 
 
 def test_a_patched_class_cannot_fake_the_judges_verdict(ravens: Backend) -> None:
