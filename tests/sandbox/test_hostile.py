@@ -10,16 +10,20 @@ that fight back, and floods of output.
 from __future__ import annotations
 
 import hashlib
+import io
 import math
 import shutil
+import socket
+import struct
 import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 import lyra.embodiment
 from lyra.backend import Backend
-from lyra.sandbox import run_code
+from lyra.sandbox import run_code, wire
 
 REPO = Path(__file__).resolve().parents[2]
 SCENE = {
@@ -414,6 +418,31 @@ def test_a_deep_folder_chain_in_scratch_is_removed(ravens: Backend) -> None:
     assert not Path(result.output.strip()).exists()
     after = run_code(NEXT, ravens, timeout_s=LIMIT_S)
     assert after.ok and after.output == "['blue_block', 'red_block']\n", after.feedback
+
+
+def test_a_lone_surrogate_comes_back_as_text_that_can_be_written(ravens: Backend) -> None:
+    ravens.reset(SCENE, 0)
+    result = run_code("print('\\ud800')\nraise ValueError('\\udfff')\n", ravens)
+    assert result.error == "exception"
+    assert result.feedback == "ValueError: \\udfff\n  at <task>:2: raise ValueError('\\udfff')"
+    assert result.output == "\\ud800\n"
+    stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    print(result.feedback, result.output, file=stream)
+    yaml.safe_dump({"feedback": result.feedback, "output": result.output}, stream)
+    stream.flush()
+    after = run_code(NEXT, ravens, timeout_s=LIMIT_S)
+    assert after.ok and after.output == "['blue_block', 'red_block']\n", after.feedback
+
+
+def test_a_worker_that_writes_its_own_json_cannot_send_a_lone_surrogate() -> None:
+    # A worker past every rule writes its own JSON: each lone surrogate arrives as its escape's
+    # text all the same, lower-cased as Python writes it.
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        data = b'{"done": {"feedback": "E: \\ud800", "x\\udfff": [["\\uDBFF"], 1]}}'
+        theirs.sendall(struct.pack(">I", len(data)) + data)
+        message = wire.receive(ours)
+    assert message == {"done": {"feedback": "E: \\ud800", "x\\udfff": [["\\udbff"], 1]}}
 
 
 def test_a_patched_class_cannot_fake_the_judges_verdict(ravens: Backend) -> None:
