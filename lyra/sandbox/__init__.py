@@ -426,7 +426,7 @@ def _result(
     """The outcome from the worker's report, trusting none of it that can be checked here."""
     code_s = server.code_s
     if done is None:
-        return RunResult(False, server.lost, server.calls, wall, "timeout", code_s=code_s)
+        return RunResult(False, server.lost, server.calls, wall, server.lost_kind, code_s=code_s)
     reported = done.get("kind")
     # An unknown kind is a failure: the worker's word is not taken for success.
     kind: ErrorKind | None = (
@@ -478,8 +478,9 @@ class _Server:
         self.stopped = ""
         # Why a trusted function ended the session ("" while none did).
         self.ended = ""
-        # Why no result came back, when none did.
+        # Why no result came back, when none did, and the kind of failure that makes it.
         self.lost = ""
+        self.lost_kind: ErrorKind = "timeout"
 
     def serve(self, sock: Any, code: str, filename: str) -> dict[str, Any] | None:
         """Send a block, answer its calls until the worker reports its end; the report, or None.
@@ -503,7 +504,7 @@ class _Server:
                     reply = self._answer(message)
                 except TimeoutError:
                     self.code_s += time.monotonic() - waited
-                    self.lost = (
+                    self._give_up(
                         f"the code was stopped after {self.timeout_s:g} s of its own time (the "
                         "limit): it was stuck inside a call that never returns, such as summing "
                         "an endless iterator; make every loop end"
@@ -511,7 +512,7 @@ class _Server:
                     return None
                 except (OSError, wire.WireError) as error:
                     self.code_s += time.monotonic() - waited
-                    self.lost = (
+                    self._give_up(
                         "the code's process ended without a result (it crashed, or ran out of "
                         f"memory): {error}; make the plan smaller"
                     )
@@ -522,6 +523,14 @@ class _Server:
                     if callable(stop):
                         stop()
                     raise
+
+    def _give_up(self, why: str) -> None:
+        """Set why no result came back: ``why``, unless the code itself accounts for it."""
+        if self.stopped:
+            # The code caught a budget's stop and went on until this: the budget stopped it.
+            self.lost_kind, self.lost = "budget", self.stopped
+        else:
+            self.lost_kind, self.lost = "timeout", why
 
     def _answer(self, message: dict[str, Any]) -> dict[str, Any]:
         name = message.get("call")

@@ -356,6 +356,15 @@ ESCAPED: dict[str, tuple[str, str, str]] = {
         "exception",
         "PermissionError: [Errno 1] Operation not permitted",
     ),
+    # Code the ticker never saw (compiled by the real exec) catches each stop and calls again.
+    "escaped: a swallowed budget": (
+        ESCAPE + "from lyra.api import object_names\n"
+        "g['_' * 2 + 'builtins' + '_' * 2]['exec']("
+        "'while True:\\n    try:\\n        object_names()\\n    except BaseException:\\n"
+        "        pass\\n', {'object_names': object_names})\n",
+        "budget",
+        "the code called more than 1000 primitives (the limit) and was stopped",
+    ),
     "escaped: signal the trusted process": (
         ESCAPE + "os.kill(os.getppid(), 9)\n",
         "exception",
