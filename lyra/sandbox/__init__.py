@@ -293,7 +293,7 @@ class Console:
         if self._server.ended:
             self._end(None, self._server.ended)
             return ConsoleResult(True, _console_text(result.output, ""), None, calls, self.ended)
-        if result.error in ("budget", "timeout"):
+        if result.error in ("budget", "timeout") or self._server.lost:
             self._end(result.error, self._server.stopped or result.feedback)
         text = _console_text(result.output, result.feedback)
         return ConsoleResult(result.ok, text, result.error, calls, self.ended)
@@ -481,6 +481,9 @@ class _Server:
         # Why no result came back, when none did, and the kind of failure that makes it.
         self.lost = ""
         self.lost_kind: ErrorKind = "timeout"
+        # The worker's report without the exception's text, sent before the code's own
+        # __str__ runs to write it ("" until then).
+        self.reporting = ""
 
     def serve(self, sock: Any, code: str, filename: str) -> dict[str, Any] | None:
         """Send a block, answer its calls until the worker reports its end; the report, or None.
@@ -490,6 +493,7 @@ class _Server:
         """
         limit_s = self.timeout_s + GRACE_S
         reply: dict[str, Any] = {"code": code, "filename": filename}
+        self.reporting = ""
         with use(self.target):
             while True:
                 waited = time.monotonic()
@@ -501,20 +505,26 @@ class _Server:
                     self.code_s += time.monotonic() - waited
                     if "done" in message and isinstance(message["done"], dict):
                         return message["done"]
-                    reply = self._answer(message)
+                    if "reporting" in message:
+                        self.reporting = str(message["reporting"])[:MAX_FEEDBACK_CHARS]
+                        reply = {}
+                    else:
+                        reply = self._answer(message)
                 except TimeoutError:
                     self.code_s += time.monotonic() - waited
                     self._give_up(
                         f"the code was stopped after {self.timeout_s:g} s of its own time (the "
                         "limit): it was stuck inside a call that never returns, such as summing "
-                        "an endless iterator; make every loop end"
+                        "an endless iterator; make every loop end",
+                        f"ran past the {self.timeout_s:g} s limit",
                     )
                     return None
                 except (OSError, wire.WireError) as error:
                     self.code_s += time.monotonic() - waited
                     self._give_up(
                         "the code's process ended without a result (it crashed, or ran out of "
-                        f"memory): {error}; make the plan smaller"
+                        f"memory): {error}; make the plan smaller",
+                        "ended the code's process",
                     )
                     return None
                 except BaseException:
@@ -524,11 +534,18 @@ class _Server:
                         stop()
                     raise
 
-    def _give_up(self, why: str) -> None:
+    def _give_up(self, why: str, how_it_broke: str) -> None:
         """Set why no result came back: ``why``, unless the code itself accounts for it."""
         if self.stopped:
             # The code caught a budget's stop and went on until this: the budget stopped it.
             self.lost_kind, self.lost = "budget", self.stopped
+        elif self.reporting:
+            # The code had raised, and its exception's own text is what broke the report.
+            self.lost_kind = "exception"
+            self.lost = (
+                f"{self.reporting}\nthe code's own exception broke this report: writing its "
+                f"text {how_it_broke}"
+            )
         else:
             self.lost_kind, self.lost = "timeout", why
 

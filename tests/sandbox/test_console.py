@@ -25,7 +25,11 @@ ALLOWED = "collections, dataclasses, functools, itertools, math, numpy, typing"
 RULES = "the code was not run: it breaks the rules for generated code:\n"
 NAMES = "from lyra.api import object_names, pick, place, Point\n"
 # run_code's hostile snippets that end a console's session: its worker is gone after them.
-ENDING = ("escaped: a swallowed budget",)
+ENDING = (
+    "__str__ that loops in C",
+    "escaped: __str__ that ends the process",
+    "escaped: a swallowed budget",
+)
 
 
 @pytest.fixture
@@ -162,7 +166,7 @@ def test_an_exceptions_hostile_text_is_made_safe(console: Console) -> None:
         "    raise ValueError('x' * 10**7)\n"
         "ValueError: "
     )
-    assert results[4].text == top + "x" * (20_000 - len(top)) + "\n"
+    assert results[4].text == top + "x" * 10_000 + "\n"  # the text is cut, not the traceback
 
 
 def test_a_deep_traceback_keeps_its_last_line(console: Console) -> None:

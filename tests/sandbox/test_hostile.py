@@ -285,6 +285,80 @@ HOSTILE: dict[str, tuple[str, str]] = {
         "exception",
         "E\n  at <task>:4: raise E()",
     ),
+    "__str__ that loops in C": (
+        "import itertools\n"
+        "class E(Exception):\n"
+        "    def __str__(self):\n"
+        "        return str(sum(itertools.count()))\n"
+        "raise E()\n",
+        "exception",
+        "E\n  at <task>:5: raise E()\nthe code's own exception broke this report: writing its "
+        "text ran past the 1 s limit",
+    ),
+    "__str__ that returns a str subclass that fights back": (
+        "class S(str):\n"
+        "    def __format__(self, spec):\n"
+        "        raise ValueError('format')\n"
+        "    def __len__(self):\n"
+        "        raise ValueError('len')\n"
+        "    def __getitem__(self, key):\n"
+        "        raise ValueError('getitem')\n"
+        "class E(Exception):\n"
+        "    def __str__(self):\n"
+        "        return S('its text')\n"
+        "raise E()\n",
+        "exception",
+        "E: its text\n  at <task>:11: raise E()",
+    ),
+    "__repr__ that raises, in a KeyError": (
+        "class K:\n"
+        "    def __repr__(self):\n"
+        "        raise ValueError('repr')\n"
+        "raise KeyError(K())\n",
+        "exception",
+        "KeyError\n  at <task>:4: raise KeyError(K())",
+    ),
+    "__traceback__ that raises": (
+        "class E(Exception):\n"
+        "    @property\n"
+        "    def __traceback__(self):\n"
+        "        raise ValueError('traceback')\n"
+        "raise E('x')\n",
+        "exception",
+        "E: x\n  at <task>:5: raise E('x')",
+    ),
+    "__name__ that raises, on the metaclass": (
+        "class M(type):\n"
+        "    @property\n"
+        "    def __name__(cls):\n"
+        "        raise ValueError('name')\n"
+        "class E(Exception, metaclass=M):\n"
+        "    pass\n"
+        "raise E('x')\n",
+        "exception",
+        "E: x\n  at <task>:7: raise E('x')",
+    ),
+    "__name__ that lies, on the metaclass": (
+        "class M(type):\n"
+        "    @property\n"
+        "    def __name__(cls):\n"
+        "        return 'KeyboardInterrupt'\n"
+        "class E(Exception, metaclass=M):\n"
+        "    pass\n"
+        "raise E('x')\n",
+        "exception",
+        "E: x\n  at <task>:7: raise E('x')",
+    ),
+    "a class name of a megabyte": (
+        "raise type('E' * 10**6, (Exception,), {})('x')\n",
+        "exception",
+        "E" * 200 + ": x\n  at <task>:1: raise type(",
+    ),
+    "a message of a megabyte keeps its place": (
+        "raise ValueError('x' * 10**6)\n",
+        "exception",
+        "ValueError: " + "x" * 10_000 + "\n  at <task>:1: raise ValueError('x' * 10**6)",
+    ),
     "SystemExit": ("raise SystemExit(3)\n", "exception", "SystemExit: 3"),
     "KeyboardInterrupt": ("raise KeyboardInterrupt\n", "exception", "KeyboardInterrupt"),
     "a ten-megabyte message": ("raise ValueError('x' * 10**7)\n", "exception", "ValueError: xxx"),
@@ -355,6 +429,14 @@ ESCAPED: dict[str, tuple[str, str, str]] = {
         ESCAPE + "g['sys'].modules['socket'].socket()\n",
         "exception",
         "PermissionError: [Errno 1] Operation not permitted",
+    ),
+    # Defining __str__ passes the AST layer (a def's name is not checked as a dunder), but
+    # os._exit needs the escape: only the trusted side can say what ended the process.
+    "escaped: __str__ that ends the process": (
+        ESCAPE + "class E(Exception):\n    def __str__(self):\n        os._exit(0)\nraise E()\n",
+        "exception",
+        "E\n  at <task>:10: raise E()\nthe code's own exception broke this report: writing its "
+        "text ended the code's process",
     ),
     # Code the ticker never saw (compiled by the real exec) catches each stop and calls again.
     "escaped: a swallowed budget": (
