@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import tempfile
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
@@ -292,7 +293,7 @@ class Console:
         if self._server.ended:
             self._end(None, self._server.ended)
             return ConsoleResult(True, _console_text(result.output, ""), None, calls, self.ended)
-        if result.error in ("budget", "timeout"):
+        if result.error in ("budget", "timeout") or self._server.lost:
             self._end(result.error, self._server.stopped or result.feedback)
         text = _console_text(result.output, result.feedback)
         return ConsoleResult(result.ok, text, result.error, calls, self.ended)
@@ -340,7 +341,8 @@ def _setup(
 @contextlib.contextmanager
 def _worker(setup: dict[str, Any]) -> Iterator[Worker]:
     """A fresh worker with a scratch folder of its own, set up; killed, then the folder gone."""
-    with tempfile.TemporaryDirectory(prefix="lyra-code-") as scratch:
+    scratch = tempfile.mkdtemp(prefix="lyra-code-")
+    try:
         worker = fork_worker()
         try:
             wire.send(worker.sock, {**setup, "scratch": scratch})
@@ -348,6 +350,74 @@ def _worker(setup: dict[str, Any]) -> Iterator[Worker]:
         finally:
             # Gone before its scratch folder is: it cannot write there while it is removed.
             worker.kill()
+    finally:
+        _remove_folder(scratch)
+
+
+# A folder opened to be emptied: never a link's target.
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _remove_folder(top: str) -> None:
+    """Remove a folder and all it holds, walking down and up again without recursion.
+
+    The code may leave a chain of folders thousands deep: shutil.rmtree recurses on Python 3.11
+    (and os.fwalk too) and fails with RecursionError there, and a descriptor per level would
+    run out of descriptors. So one folder is open at a time, and each step back up is checked
+    to land in the folder it came down from.
+    """
+    fd = _open_folder(top, None)
+    try:
+        # Per level below top: its name and its parent's identity; per level: the folders
+        # still to remove in it.
+        down: list[tuple[str, os.stat_result]] = []
+        pending = [_empty_but_folders(fd)]
+        while pending[-1] or down:
+            if pending[-1]:
+                name = pending[-1].pop()
+                child = _open_folder(name, fd)
+                down.append((name, os.fstat(fd)))
+                os.close(fd)
+                fd = child
+                pending.append(_empty_but_folders(fd))
+                continue
+            name, parent = down.pop()
+            pending.pop()
+            up = os.open("..", _FOLDER, dir_fd=fd)
+            os.close(fd)
+            fd = up
+            if not os.path.samestat(os.fstat(fd), parent):
+                raise OSError(f"{top} was moved while it was removed")
+            os.rmdir(name, dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(top)
+
+
+def _open_folder(name: str, dir_fd: int | None) -> int:
+    try:
+        return os.open(name, _FOLDER, dir_fd=dir_fd)
+    except PermissionError:
+        # The code took away the right to list it (its worker is gone by now: nothing puts a
+        # link in the folder's place between the two calls).
+        os.chmod(name, 0o700, dir_fd=dir_fd)
+        return os.open(name, _FOLDER, dir_fd=dir_fd)
+
+
+def _empty_but_folders(fd: int) -> list[str]:
+    """Remove all an open folder holds but folders; return the folders' names."""
+    if os.fstat(fd).st_mode & 0o700 != 0o700:
+        # The code took away the right to remove what it holds.
+        os.fchmod(fd, 0o700)
+    with os.scandir(fd) as listing:
+        entries = list(listing)
+    folders = []
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            folders.append(entry.name)
+        else:
+            os.unlink(entry.name, dir_fd=fd)
+    return folders
 
 
 def _result(
@@ -356,7 +426,7 @@ def _result(
     """The outcome from the worker's report, trusting none of it that can be checked here."""
     code_s = server.code_s
     if done is None:
-        return RunResult(False, server.lost, server.calls, wall, "timeout", code_s=code_s)
+        return RunResult(False, server.lost, server.calls, wall, server.lost_kind, code_s=code_s)
     reported = done.get("kind")
     # An unknown kind is a failure: the worker's word is not taken for success.
     kind: ErrorKind | None = (
@@ -408,8 +478,12 @@ class _Server:
         self.stopped = ""
         # Why a trusted function ended the session ("" while none did).
         self.ended = ""
-        # Why no result came back, when none did.
+        # Why no result came back, when none did, and the kind of failure that makes it.
         self.lost = ""
+        self.lost_kind: ErrorKind = "timeout"
+        # The worker's report without the exception's text, sent before the code's own
+        # __str__ runs to write it ("" until then).
+        self.reporting = ""
 
     def serve(self, sock: Any, code: str, filename: str) -> dict[str, Any] | None:
         """Send a block, answer its calls until the worker reports its end; the report, or None.
@@ -419,6 +493,7 @@ class _Server:
         """
         limit_s = self.timeout_s + GRACE_S
         reply: dict[str, Any] = {"code": code, "filename": filename}
+        self.reporting = ""
         with use(self.target):
             while True:
                 waited = time.monotonic()
@@ -430,20 +505,26 @@ class _Server:
                     self.code_s += time.monotonic() - waited
                     if "done" in message and isinstance(message["done"], dict):
                         return message["done"]
-                    reply = self._answer(message)
+                    if "reporting" in message:
+                        self.reporting = str(message["reporting"])[:MAX_FEEDBACK_CHARS]
+                        reply = {}
+                    else:
+                        reply = self._answer(message)
                 except TimeoutError:
                     self.code_s += time.monotonic() - waited
-                    self.lost = (
+                    self._give_up(
                         f"the code was stopped after {self.timeout_s:g} s of its own time (the "
                         "limit): it was stuck inside a call that never returns, such as summing "
-                        "an endless iterator; make every loop end"
+                        "an endless iterator; make every loop end",
+                        f"ran past the {self.timeout_s:g} s limit",
                     )
                     return None
                 except (OSError, wire.WireError) as error:
                     self.code_s += time.monotonic() - waited
-                    self.lost = (
+                    self._give_up(
                         "the code's process ended without a result (it crashed, or ran out of "
-                        f"memory): {error}; make the plan smaller"
+                        f"memory): {error}; make the plan smaller",
+                        "ended the code's process",
                     )
                     return None
                 except BaseException:
@@ -452,6 +533,21 @@ class _Server:
                     if callable(stop):
                         stop()
                     raise
+
+    def _give_up(self, why: str, how_it_broke: str) -> None:
+        """Set why no result came back: ``why``, unless the code itself accounts for it."""
+        if self.stopped:
+            # The code caught a budget's stop and went on until this: the budget stopped it.
+            self.lost_kind, self.lost = "budget", self.stopped
+        elif self.reporting:
+            # The code had raised, and its exception's own text is what broke the report.
+            self.lost_kind = "exception"
+            self.lost = (
+                f"{self.reporting}\nthe code's own exception broke this report: writing its "
+                f"text {how_it_broke}"
+            )
+        else:
+            self.lost_kind, self.lost = "timeout", why
 
     def _answer(self, message: dict[str, Any]) -> dict[str, Any]:
         name = message.get("call")

@@ -3,13 +3,14 @@
 Only plain values cross: None, booleans, numbers, strings, lists, tuples, string-keyed dicts and
 lyra's value types (Point, Pose, Size, ObjectState, WorkspaceBox). Nothing is unpickled: what
 the worker sends is untrusted, so decoding builds only those types, checks every field and
-refuses messages that are too large or too deep.
+refuses messages that are too large or too deep; a lone surrogate in a string arrives escaped.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 import socket
 import struct
 import time
@@ -24,6 +25,8 @@ MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 MAX_DEPTH = 32
 _HEADER = struct.Struct(">I")
 _TAG = "~"
+# A JSON escape of a UTF-16 surrogate: \uD800 to \uDFFF (a pair's halves too).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class WireError(LyraError):
@@ -191,13 +194,42 @@ def receive(sock: socket.socket, deadline: float | None = None) -> dict[str, Any
     if size > MAX_MESSAGE_BYTES:
         raise WireError(f"a message of {size} bytes is over the {MAX_MESSAGE_BYTES} limit")
     try:
-        message = json.loads(_read(sock, size, deadline).decode("utf-8"), parse_constant=_constant)
+        text = _read(sock, size, deadline).decode("utf-8")
+        message = json.loads(text, parse_constant=_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         # ValueError: not JSON, or an integer longer than Python converts.
         raise WireError(f"a message that is not JSON: {error}") from None
     if not isinstance(message, dict):
         raise WireError("a message must be a JSON object")
+    # Only an escape in the JSON makes a lone surrogate (UTF-8 cannot carry one).
+    return _encodable(message) if _SURROGATE_ESCAPE.search(text) else message
+
+
+def _encodable(message: dict[str, Any]) -> dict[str, Any]:
+    r"""The message with each lone surrogate in its strings and keys written as its escape.
+
+    A string holding a lone surrogate (``raise ValueError('\ud800')``) fails wherever it is
+    written as UTF-8 (a terminal, a kept example), so none gets past :func:`receive`. Written
+    as ``\ud800``, as Python's ``backslashreplace`` writes it, rather than as U+FFFD: the
+    feedback then shows what the code really had.
+    """
+    todo: list[Any] = [message]
+    while todo:  # no recursion: json.loads let through as deep a message as the stack allows
+        node = todo.pop()
+        pairs = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        if isinstance(node, dict):
+            node.clear()  # refilled in order, under its keys made encodable
+        for key, value in pairs:
+            if isinstance(value, dict | list):
+                todo.append(value)
+            elif isinstance(value, str):
+                value = _escaped(value)
+            node[_escaped(key) if isinstance(key, str) else key] = value
     return message
+
+
+def _escaped(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _constant(name: str) -> float:

@@ -55,6 +55,13 @@ _INDENT = "\n    "
 # A deeper console traceback shows this many outermost and innermost frames, so that its last
 # line, the exception, stays within MAX_FEEDBACK_CHARS.
 _EDGE_FRAMES = 10
+# An exception's name and text are cut here, so that the feedback keeps where it was raised.
+_NAME_CHARS = 200
+_MESSAGE_CHARS = MAX_FEEDBACK_CHARS // 2
+# An exception's real class name and traceback: read through these, not as attributes, which
+# the code's classes may define as properties (on a metaclass, for a class's __name__).
+_CLASS_NAME = type.__dict__["__name__"]
+_TRACEBACK = BaseException.__dict__["__traceback__"]
 
 # Builtins generated code does not get, beyond the policy's: the interactive helpers, which
 # print or leave the interpreter.
@@ -147,8 +154,9 @@ def serve(sock: socket.socket) -> None:
     "interactive", "scratch", "limits", "require"}``; the worker confines itself
     (:mod:`lyra.sandbox.confine`) before it reads any code. Each block is ``{"code",
     "filename"}``, run in the namespace the earlier ones left, and answered ``{"done": {"kind",
-    "feedback", "output", "confined"}}`` after any number of calls in between. The worker waits
-    for blocks until the trusted process closes the connection or kills it.
+    "feedback", "output", "confined"}}`` after any number of calls in between, and after
+    ``{"reporting": feedback}`` where the code's own exception is about to write its text. The
+    worker waits for blocks until the trusted process closes the connection or kills it.
     """
     # What generated code or numpy prints at the C level goes nowhere; print() is collected.
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -213,6 +221,11 @@ class _Channel:
             {"call": name, "args": wire.encode(list(args)), "kwargs": wire.encode(kwargs)},
         )
         return wire.receive(self.sock)
+
+    def report(self, fallback: str) -> None:
+        """Tell the trusted process what to report should writing the outcome end this process."""
+        wire.send(self.sock, {"reporting": fallback})
+        wire.receive(self.sock)
 
 
 def _exception(error: Mapping[str, Any]) -> Exception:
@@ -515,12 +528,14 @@ class _Run:
         if self.stop_feedback:
             return "budget", self.stop_feedback + where
         if self.error is not None:
+            name = _plain(_CLASS_NAME.__get__(type(self.error)), _NAME_CHARS)
+            before, after = (self._traceback(self.error), "") if self.interactive else ("", where)
+            # The code's own __str__ runs next: it may end this process (os._exit) or never
+            # return (a loop in C), and then the trusted process reports the rest.
+            self.channel.report(f"{before}{name}{after}")
             text = _message(self.error)
-            name = type(self.error).__name__
             last = f"{name}: {text}" if text else name
-            if self.interactive:
-                return "exception", self._traceback(self.error) + last
-            return "exception", last + where
+            return "exception", before + last + after
         return None, ""
 
     def _frames(self, error: BaseException | None) -> list[tuple[str, int, str]]:
@@ -529,7 +544,7 @@ class _Run:
             return []
         return [
             (frame.filename, frame.lineno, frame.name)
-            for frame in traceback.extract_tb(error.__traceback__)
+            for frame in traceback.extract_tb(_TRACEBACK.__get__(error))
             if frame.filename in self.sources and frame.lineno is not None
         ]
 
@@ -567,16 +582,24 @@ class _Run:
 
 
 def _message(error: BaseException) -> str:
-    """An exception's text, or "" when its ``__str__`` fails, loops or returns no string.
+    """An exception's text, cut, or "" when its ``__str__`` fails, loops or returns no string.
 
-    The deadline has passed or the code has ended by now, so a looping ``__str__`` written by
-    the code stops at its first tick.
+    A looping ``__str__`` written by the code stops at the deadline's tick.
     """
     try:
         text = str(error)
     except BaseException:  # a hostile __str__: raise, SystemExit, the deadline's stop
         return ""
-    return text if isinstance(text, str) else ""
+    return _plain(text, _MESSAGE_CHARS)
+
+
+def _plain(text: object, limit: int) -> str:
+    """A string's first ``limit`` characters; "" for anything else.
+
+    A str subclass is copied as a plain str without calling any method it defines
+    (``__format__``, ``__len__``, ``__getitem__``).
+    """
+    return str.__str__(text)[:limit] if issubclass(type(text), str) else ""
 
 
 def _hidden_module(name: str) -> bool:

@@ -24,6 +24,12 @@ from tests.sandbox.test_hostile import ESCAPE, ESCAPED, HOSTILE, REPO, digest
 ALLOWED = "collections, dataclasses, functools, itertools, math, numpy, typing"
 RULES = "the code was not run: it breaks the rules for generated code:\n"
 NAMES = "from lyra.api import object_names, pick, place, Point\n"
+# run_code's hostile snippets that end a console's session: its worker is gone after them.
+ENDING = (
+    "__str__ that loops in C",
+    "escaped: __str__ that ends the process",
+    "escaped: a swallowed budget",
+)
 
 
 @pytest.fixture
@@ -160,7 +166,7 @@ def test_an_exceptions_hostile_text_is_made_safe(console: Console) -> None:
         "    raise ValueError('x' * 10**7)\n"
         "ValueError: "
     )
-    assert results[4].text == top + "x" * (20_000 - len(top)) + "\n"
+    assert results[4].text == top + "x" * 10_000 + "\n"  # the text is cut, not the traceback
 
 
 def test_a_deep_traceback_keeps_its_last_line(console: Console) -> None:
@@ -405,7 +411,8 @@ def test_hostile_blocks_leave_the_host_as_it_was(toy: ToyBackend, tmp_path: Path
     snippets = {
         name: snippet
         for name, snippet in HOSTILE.items()
-        if snippet[1] != "timeout" and name != "__str__ that loops"  # these end the session
+        # These end the session, or use up its time.
+        if snippet[1] != "timeout" and name not in (*ENDING, "__str__ that loops")
     }
     with open_console(toy, skills_root=skills, timeout_s=20) as console:
         for index, (name, (code, kind, feedback)) in enumerate(snippets.items()):
@@ -435,6 +442,8 @@ def test_escaped_code_stays_confined_in_every_later_block(toy: ToyBackend, tmp_p
         escaped = console.run(ESCAPE)
         assert (escaped.ok, escaped.text.startswith("<__lyra_task__.W object at ")) == (True, True)
         for name, (code, kind, feedback) in ESCAPED.items():
+            if name in ENDING:
+                continue
             attack = code.removeprefix(ESCAPE).replace("SKILLS", repr(str(skills)))
             result = console.run(attack)
             assert (result.error, result.text.splitlines()[-1].startswith(feedback)) == (
@@ -443,6 +452,20 @@ def test_escaped_code_stays_confined_in_every_later_block(toy: ToyBackend, tmp_p
             ), (name, result.text)
     assert digest(skills) == before
     assert not Path("/tmp/lyra-pwned").exists()
+
+
+@pytest.mark.parametrize("name", ENDING)
+def test_a_snippet_that_ends_the_worker_ends_the_session(toy: ToyBackend, name: str) -> None:
+    code, kind, feedback = {**HOSTILE, **ESCAPED}[name]
+    with open_console(toy, timeout_s=1) as console:
+        results = typed(console, code, "x = 1\n")
+        assert gone(console.pid)
+    ended = results[0].ended
+    assert [(r.ok, r.error, r.ended) for r in results] == [(False, kind, ended)] * 2
+    # The feedback names the cause as a run's does; a console's traceback comes first.
+    last = feedback.replace("<task>", "<python-input-0>").splitlines()[-1]
+    assert last in results[0].text and ended in results[0].text, results[0].text
+    assert results[1].text == f"nothing was run: the console has ended ({ended})\n"
 
 
 @pytest.mark.parametrize(

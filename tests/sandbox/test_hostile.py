@@ -10,16 +10,20 @@ that fight back, and floods of output.
 from __future__ import annotations
 
 import hashlib
+import io
 import math
 import shutil
+import socket
+import struct
 import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 import lyra.embodiment
 from lyra.backend import Backend
-from lyra.sandbox import run_code
+from lyra.sandbox import run_code, wire
 
 REPO = Path(__file__).resolve().parents[2]
 SCENE = {
@@ -281,6 +285,80 @@ HOSTILE: dict[str, tuple[str, str]] = {
         "exception",
         "E\n  at <task>:4: raise E()",
     ),
+    "__str__ that loops in C": (
+        "import itertools\n"
+        "class E(Exception):\n"
+        "    def __str__(self):\n"
+        "        return str(sum(itertools.count()))\n"
+        "raise E()\n",
+        "exception",
+        "E\n  at <task>:5: raise E()\nthe code's own exception broke this report: writing its "
+        "text ran past the 1 s limit",
+    ),
+    "__str__ that returns a str subclass that fights back": (
+        "class S(str):\n"
+        "    def __format__(self, spec):\n"
+        "        raise ValueError('format')\n"
+        "    def __len__(self):\n"
+        "        raise ValueError('len')\n"
+        "    def __getitem__(self, key):\n"
+        "        raise ValueError('getitem')\n"
+        "class E(Exception):\n"
+        "    def __str__(self):\n"
+        "        return S('its text')\n"
+        "raise E()\n",
+        "exception",
+        "E: its text\n  at <task>:11: raise E()",
+    ),
+    "__repr__ that raises, in a KeyError": (
+        "class K:\n"
+        "    def __repr__(self):\n"
+        "        raise ValueError('repr')\n"
+        "raise KeyError(K())\n",
+        "exception",
+        "KeyError\n  at <task>:4: raise KeyError(K())",
+    ),
+    "__traceback__ that raises": (
+        "class E(Exception):\n"
+        "    @property\n"
+        "    def __traceback__(self):\n"
+        "        raise ValueError('traceback')\n"
+        "raise E('x')\n",
+        "exception",
+        "E: x\n  at <task>:5: raise E('x')",
+    ),
+    "__name__ that raises, on the metaclass": (
+        "class M(type):\n"
+        "    @property\n"
+        "    def __name__(cls):\n"
+        "        raise ValueError('name')\n"
+        "class E(Exception, metaclass=M):\n"
+        "    pass\n"
+        "raise E('x')\n",
+        "exception",
+        "E: x\n  at <task>:7: raise E('x')",
+    ),
+    "__name__ that lies, on the metaclass": (
+        "class M(type):\n"
+        "    @property\n"
+        "    def __name__(cls):\n"
+        "        return 'KeyboardInterrupt'\n"
+        "class E(Exception, metaclass=M):\n"
+        "    pass\n"
+        "raise E('x')\n",
+        "exception",
+        "E: x\n  at <task>:7: raise E('x')",
+    ),
+    "a class name of a megabyte": (
+        "raise type('E' * 10**6, (Exception,), {})('x')\n",
+        "exception",
+        "E" * 200 + ": x\n  at <task>:1: raise type(",
+    ),
+    "a message of a megabyte keeps its place": (
+        "raise ValueError('x' * 10**6)\n",
+        "exception",
+        "ValueError: " + "x" * 10_000 + "\n  at <task>:1: raise ValueError('x' * 10**6)",
+    ),
     "SystemExit": ("raise SystemExit(3)\n", "exception", "SystemExit: 3"),
     "KeyboardInterrupt": ("raise KeyboardInterrupt\n", "exception", "KeyboardInterrupt"),
     "a ten-megabyte message": ("raise ValueError('x' * 10**7)\n", "exception", "ValueError: xxx"),
@@ -352,12 +430,33 @@ ESCAPED: dict[str, tuple[str, str, str]] = {
         "exception",
         "PermissionError: [Errno 1] Operation not permitted",
     ),
+    # Defining __str__ passes the AST layer (a def's name is not checked as a dunder), but
+    # os._exit needs the escape: only the trusted side can say what ended the process.
+    "escaped: __str__ that ends the process": (
+        ESCAPE + "class E(Exception):\n    def __str__(self):\n        os._exit(0)\nraise E()\n",
+        "exception",
+        "E\n  at <task>:10: raise E()\nthe code's own exception broke this report: writing its "
+        "text ended the code's process",
+    ),
+    # Code the ticker never saw (compiled by the real exec) catches each stop and calls again.
+    "escaped: a swallowed budget": (
+        ESCAPE + "from lyra.api import object_names\n"
+        "g['_' * 2 + 'builtins' + '_' * 2]['exec']("
+        "'while True:\\n    try:\\n        object_names()\\n    except BaseException:\\n"
+        "        pass\\n', {'object_names': object_names})\n",
+        "budget",
+        "the code called more than 1000 primitives (the limit) and was stopped",
+    ),
     "escaped: signal the trusted process": (
         ESCAPE + "os.kill(os.getppid(), 9)\n",
         "exception",
         "PermissionError",
     ),
 }
+
+
+# The run after each hostile one: it must find the worker, the pipe and the backend as usual.
+NEXT = "from lyra.api import object_names\nprint(object_names())\n"
 
 
 def digest(folder: Path) -> str:
@@ -388,6 +487,53 @@ def test_hostile_code_leaves_the_host_as_it_was(name: str, ravens: Backend, tmp_
     assert vars(lyra.embodiment.ObjectState).get("pose") is pose_property
     assert math.pi == pytest.approx(3.14159265) and math.sqrt(4) == 2
     assert not Path("/tmp/lyra-pwned").exists() and not Path("/tmp/lyra-x.npy").exists()
+    after = run_code(NEXT, ravens, skills_root=skills, timeout_s=LIMIT_S)
+    assert after.ok and after.output == "['blue_block', 'red_block']\n", after.feedback
+
+
+def test_a_deep_folder_chain_in_scratch_is_removed(ravens: Backend) -> None:
+    # Deeper than shutil.rmtree's recursion reaches on Python 3.11, and than the descriptors
+    # a process may hold open (1024 by default).
+    code = ESCAPE + (
+        "print(os.getcwd())\n"
+        "for i in range(3000):\n"
+        "    os.mkdir('d')\n"
+        "    os.chdir('d')\n"
+        "    if i % 100 == 0:\n"
+        "        os.close(os.open('f', os.O_CREAT | os.O_WRONLY))\n"
+    )
+    ravens.reset(SCENE, 0)
+    # Time to make them on a slow disk (a millisecond a folder).
+    result = run_code(code, ravens, timeout_s=30)
+    assert result.ok, result.feedback
+    assert not Path(result.output.strip()).exists()
+    after = run_code(NEXT, ravens, timeout_s=LIMIT_S)
+    assert after.ok and after.output == "['blue_block', 'red_block']\n", after.feedback
+
+
+def test_a_lone_surrogate_comes_back_as_text_that_can_be_written(ravens: Backend) -> None:
+    ravens.reset(SCENE, 0)
+    result = run_code("print('\\ud800')\nraise ValueError('\\udfff')\n", ravens)
+    assert result.error == "exception"
+    assert result.feedback == "ValueError: \\udfff\n  at <task>:2: raise ValueError('\\udfff')"
+    assert result.output == "\\ud800\n"
+    stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    print(result.feedback, result.output, file=stream)
+    yaml.safe_dump({"feedback": result.feedback, "output": result.output}, stream)
+    stream.flush()
+    after = run_code(NEXT, ravens, timeout_s=LIMIT_S)
+    assert after.ok and after.output == "['blue_block', 'red_block']\n", after.feedback
+
+
+def test_a_worker_that_writes_its_own_json_cannot_send_a_lone_surrogate() -> None:
+    # A worker past every rule writes its own JSON: each lone surrogate arrives as its escape's
+    # text all the same, lower-cased as Python writes it.
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        data = b'{"done": {"feedback": "E: \\ud800", "x\\udfff": [["\\uDBFF"], 1]}}'
+        theirs.sendall(struct.pack(">I", len(data)) + data)
+        message = wire.receive(ours)
+    assert message == {"done": {"feedback": "E: \\ud800", "x\\udfff": [["\\udbff"], 1]}}
 
 
 def test_a_patched_class_cannot_fake_the_judges_verdict(ravens: Backend) -> None:
