@@ -733,10 +733,15 @@ def source_digest(workspace: Workspace, embedder: Embedder | None) -> str:
 
     Every skill module and example file, by path and content, and the embedder.
     """
-    digest = hashlib.sha256(describe(embedder).encode())
     files = [*skill_paths(workspace.skills_dir), *example_paths(workspace.examples_dir)]
+    return files_digest(workspace.root, files, embedder)
+
+
+def files_digest(root: Path, files: Iterable[Path], embedder: Embedder | None) -> str:
+    """A digest of files beneath ``root``, by path and content, and of the embedder."""
+    digest = hashlib.sha256(describe(embedder).encode())
     for path in files:
-        digest.update(path.relative_to(workspace.root).as_posix().encode() + b"\0")
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 

@@ -1,10 +1,13 @@
 """ICAL's memory: examples with their abstractions, as files, indexed by both texts.
 
 The files under ``.lyra/methods/NAME/examples`` are the source of truth; the index beside them
-(``index/``) is rebuilt from them whenever the store is opened. Storing an example indexes it
-first and writes its file last, all at once: the file's rename is the commit. A failure before
-it takes the rows out again; a kill before it leaves rows that the next opening drops with the
-rest of the index, so the memory is as it was; a kill after it leaves the example kept.
+(``index/``) is kept while it was built from the files as they are (a digest of them and of the
+embedder beside it says so), and rebuilt from them when the store is opened otherwise.
+Storing an example forgets the digest, indexes the example, writes its file all at once (the
+file's rename is the commit) and then notes the new digest. A failure before the rename takes
+the rows out again; a kill before it leaves rows that the next opening drops with the rest of
+the index, as the digest no longer matches, so the memory is as it was; a kill after it leaves
+the example kept.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ from pathlib import Path
 from pydantic import Field
 
 from lyra.examples import Example, example_paths, load_example, save_example
-from lyra.files import remove_temporaries
+from lyra.files import remove_temporaries, write_atomic
 from lyra.memory.embedders import Embedder
-from lyra.memory.store import Memory
+from lyra.memory.store import SOURCES_FILE, Memory, files_digest
 
 # An example is indexed twice: by its instruction, and under this suffix by its abstractions.
 ABSTRACTIONS_ROW = "--abstractions"
@@ -43,21 +46,29 @@ class IcalStore:
     """The examples of one ICAL method, searched by instruction and by abstractions."""
 
     def __init__(self, folder: Path, embedder: Embedder | None) -> None:
-        """Open the store in ``folder``: drop the index and rebuild it from the files.
+        """Open the store in ``folder``, its index rebuilt from the files if it is not theirs.
 
         Args:
             folder: the method's folder, ``.lyra/methods/NAME``.
             embedder: what the index embeds with (the workspace memory's).
         """
+        self.folder = folder
         self.examples_dir = folder / "examples"
+        self.embedder = embedder
         # What a killed atomic write left; the caller holds the workspace's lock.
         remove_temporaries([self.examples_dir])
         index = folder / "index"
+        noted = index / SOURCES_FILE
+        if noted.is_file() and noted.read_text(encoding="utf-8").strip() == self._digest():
+            # Embedding every abstraction again on each opening took seconds per hundred.
+            self.memory = Memory(index, embedder)
+            return
         shutil.rmtree(index, ignore_errors=True)
         self.memory = Memory(index, embedder)
         rows = [row for example in self.examples() for row in _rows(example)]
         if rows:
             self.memory.index_examples(rows)
+        self._note()
 
     def examples(self) -> list[IcalExample]:
         """Every example kept, by file name."""
@@ -71,6 +82,7 @@ class IcalStore:
     def add(self, example: IcalExample) -> None:
         """Keep an example: indexed, then its file written at once (the commit)."""
         rows = _rows(example)
+        (self.memory.root / SOURCES_FILE).unlink(missing_ok=True)
         self.memory.index_examples(rows)
         try:
             save_example(example, self.examples_dir)
@@ -78,6 +90,14 @@ class IcalStore:
             for row in rows:
                 self.memory.remove_example(row.id)
             raise
+        self._note()
+
+    def _digest(self) -> str:
+        return files_digest(self.folder, example_paths(self.examples_dir), self.embedder)
+
+    def _note(self) -> None:
+        """Record that the index is now built from the files as they are."""
+        write_atomic(self.memory.root / SOURCES_FILE, self._digest() + "\n")
 
     def retrieve(
         self, instruction: str, correction: str, k: int, backends: Collection[str]

@@ -190,14 +190,42 @@ def test_a_failed_commit_leaves_the_store_as_it_was(tmp_path: Path, monkeypatch)
     with pytest.raises(OSError):
         store.add(example)
     assert store.examples() == [] and store.retrieve("a tower", "", 5, ["ravens"]) == []
-    # Killed after the rows were written and before the file: the next opening drops them.
-    store.memory.index_examples(ical_store._rows(example))
+    # Killed after the rows were written and before the file (the rows stay where a kill
+    # stops the clean-up): the next opening drops them.
+    monkeypatch.setattr(store.memory, "remove_example", lambda example_id: None)
+    with pytest.raises(OSError):
+        store.add(example)
+    assert store.retrieve("a tower", "", 5, ["ravens"]) == []  # the file is what is kept
     reopened = IcalStore(tmp_path / "ical", None)
-    assert reopened.retrieve("a tower", "", 5, ["ravens"]) == []
+    assert reopened.memory.retrieve(INSTRUCTION, k_skills=0).examples == ()
     monkeypatch.undo()
     reopened.add(example)
     found = IcalStore(tmp_path / "ical", None).retrieve("a tower", "", 5, ["ravens"])
     assert [e.id for e in found] == ["stack"]
+
+
+def test_the_index_is_kept_while_the_files_are_unchanged(tmp_path: Path, monkeypatch) -> None:
+    from lyra.memory.store import Memory
+
+    folder = tmp_path / "ical"
+    IcalStore(folder, None).add(
+        IcalExample(id="stack", instruction=INSTRUCTION, code="# task\n", abstractions="- Task: x")
+    )
+    indexed: list[str] = []
+    index_examples = Memory.index_examples
+    monkeypatch.setattr(
+        Memory,
+        "index_examples",
+        lambda self, rows: indexed.extend(r.id for r in rows) or index_examples(self, rows),
+    )
+    found = IcalStore(folder, None).retrieve(INSTRUCTION, "", 5, ["ravens"])
+    assert ([e.id for e in found], indexed) == (["stack"], [])
+    # Edited by hand: the next opening indexes the files again, and finds the new words.
+    path = folder / "examples" / "stack.yaml"
+    path.write_text(path.read_text().replace(INSTRUCTION, "line up the cubes"))
+    found = IcalStore(folder, None).retrieve("line up the cubes", "", 5, ["ravens"])
+    assert indexed == ["stack", "stack--abstractions"]
+    assert [(e.id, e.instruction) for e in found] == [("stack", "line up the cubes")]
 
 
 @pytest.mark.slow
