@@ -53,6 +53,21 @@ FORBIDDEN_NAMES: dict[str, str] = {
 }
 
 
+# Names that turn strings into code (typing's forward references are evaluated as Python), each
+# with what to do instead. A string built at run time gets past every rule on names here.
+EVALUATORS: dict[str, str] = {
+    "get_type_hints": "skills do not read type hints at run time",
+    "ForwardRef": "write the type itself, not a string",
+    "_evaluate": "write the type itself, not a string",
+    "_eval_type": "write the type itself, not a string",
+    "evaluate_forward_ref": "write the type itself, not a string",
+    "singledispatch": "choose with isinstance() instead: dispatch evaluates annotations",
+    "singledispatchmethod": "choose with isinstance() instead: dispatch evaluates annotations",
+}
+# Methods whose template can read attributes and items of their arguments ("{0.x[k]}").
+TEMPLATE_METHODS = frozenset({"format", "format_map"})
+
+
 @dataclass(frozen=True)
 class Violation:
     """One place where code breaks the allow-list, with what to do instead."""
@@ -152,7 +167,7 @@ class _Checker(ast.NodeVisitor):
         self.filename = filename
         self.violations: list[Violation] = []
 
-    def _add(self, node: ast.stmt | ast.expr, message: str) -> None:
+    def _add(self, node: ast.stmt | ast.expr | ast.pattern, message: str) -> None:
         self.violations.append(Violation(self.filename, node.lineno, message))
 
     def visit_Import(self, node: ast.Import) -> None:
@@ -186,6 +201,9 @@ class _Checker(ast.NodeVisitor):
             self._add(node, f"'{module}' is not for skills: import primitives from lyra.api")
         elif module.split(".")[0] not in ALLOWED_MODULES | {"lyra"}:
             self._add(node, _unknown_module(module))
+        for alias in node.names:
+            if alias.name in EVALUATORS:
+                self._add(node, _evaluator(alias.name))
 
     def visit_Name(self, node: ast.Name) -> None:
         advice = FORBIDDEN_NAMES.get(node.id)
@@ -193,14 +211,36 @@ class _Checker(ast.NodeVisitor):
             self._add(node, f"'{node.id}' is not allowed in skills: {advice}")
         elif _is_dunder(node.id):
             self._add(node, f"'{node.id}' is not allowed: dunder names reach interpreter internals")
+        elif node.id in EVALUATORS:
+            self._add(node, _evaluator(node.id))
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if _is_dunder(node.attr):
-            self._add(
-                node,
-                f"attribute '{node.attr}' is not allowed: dunder attributes reach interpreter "
-                "internals; use the value's public attributes",
-            )
+            self._add(node, _dunder_attribute(node.attr))
+        elif node.attr in EVALUATORS:
+            self._add(node, _evaluator(node.attr))
+        elif node.attr in TEMPLATE_METHODS:
+            template = node.value
+            text = template.value if isinstance(template, ast.Constant) else None
+            if not isinstance(text, str):
+                self._add(
+                    node,
+                    f"`.{node.attr}` is allowed only on a string written in the code: its "
+                    "template can read any attribute of its arguments; use an f-string",
+                )
+            elif "__" in text:
+                self._add(
+                    node,
+                    f"this `.{node.attr}` template names an interpreter internal (`__`): "
+                    "use an f-string",
+                )
+        self.generic_visit(node)
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        # `case object(__globals__=g)` reads the attribute as `.` would.
+        for name in node.kwd_attrs:
+            if _is_dunder(name):
+                self._add(node, _dunder_attribute(name))
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -217,6 +257,17 @@ class _Checker(ast.NodeVisitor):
 
     def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
         self._add(node, "`nonlocal` is not allowed: return the new value instead")
+
+
+def _dunder_attribute(name: str) -> str:
+    return (
+        f"attribute '{name}' is not allowed: dunder attributes reach interpreter internals; "
+        "use the value's public attributes"
+    )
+
+
+def _evaluator(name: str) -> str:
+    return f"'{name}' is not allowed in skills: it runs strings as code; {EVALUATORS[name]}"
 
 
 def _unknown_module(module: str) -> str:

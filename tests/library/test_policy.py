@@ -83,3 +83,45 @@ def test_forbidden_names_dunders_and_globals() -> None:
 
 def test_syntax_error_is_one_violation() -> None:
     assert messages("def f(:\n") == ["skills/x.py:1: syntax error: invalid syntax"]
+
+
+def test_routes_past_the_rules_on_dunders_are_closed() -> None:
+    """Each of these ran, unrefused, as ordinary generated code: a match class pattern reads
+    an attribute as `.` does, typing runs strings as code (a forward reference, or dispatch on
+    an annotation), and a format template reads any attribute, its text built at run time."""
+    source = (
+        "import functools\n"
+        "import typing\n"
+        "from functools import singledispatch as dispatch\n"
+        "def f():\n"
+        "    pass\n"
+        "match f:\n"
+        "    case object(__globals__=g):\n"
+        "        pass\n"
+        "r = typing.get_args(typing.Optional['()' + '.x'])[0]._evaluate({}, {}, frozenset())\n"
+        "t = typing.ForwardRef('x')\n"
+        "@functools.singledispatch\n"
+        "def g(x):\n"
+        "    return 0\n"
+        "s = ('{0.' + '_' * 2 + 'globals' + '_' * 2 + '}').format(f)\n"
+        "m = str.format_map\n"
+        "u = '{0.__class__}'.format(f)\n"
+        "v = '{:.3f} m, {name}'.format(0.5, name='red_block')\n"
+    )
+    internal = "dunder attributes reach interpreter internals; use the value's public attributes"
+    runs = "is not allowed in skills: it runs strings as code;"
+    template = "template can read any attribute of its arguments; use an f-string"
+    assert messages(source) == [
+        f"skills/x.py:3: 'singledispatch' {runs} choose with isinstance() instead: dispatch "
+        "evaluates annotations",
+        f"skills/x.py:7: attribute '__globals__' is not allowed: {internal}",
+        f"skills/x.py:9: '_evaluate' {runs} write the type itself, not a string",
+        f"skills/x.py:10: 'ForwardRef' {runs} write the type itself, not a string",
+        f"skills/x.py:11: 'singledispatch' {runs} choose with isinstance() instead: dispatch "
+        "evaluates annotations",
+        f"skills/x.py:14: `.format` is allowed only on a string written in the code: its {template}",
+        f"skills/x.py:15: `.format_map` is allowed only on a string written in the code: its "
+        f"{template}",
+        "skills/x.py:16: this `.format` template names an interpreter internal (`__`): use an "
+        "f-string",
+    ]

@@ -93,26 +93,63 @@ HOSTILE: dict[str, tuple[str, str]] = {
         "exception",
         "AttributeError: module 'dataclasses' has no attribute 'sys'",
     ),
-    # -- typing internals -------------------------------------------------------------------
+    # -- typing internals: it runs strings as code -------------------------------------------
     "ForwardRef evaluation": (
         "import typing\ntyping.ForwardRef('__import__(\"os\")')._evaluate(None, None, set())\n",
-        "exception",
-        "AttributeError: module 'typing' has no attribute 'ForwardRef'",
+        "policy",
+        "the code was not run: it breaks the rules for generated code:\n<task>:2: '_evaluate' "
+        "is not allowed in skills: it runs strings as code",
+    ),
+    "a forward reference from a subscript, evaluated": (
+        "import typing\n"
+        "r = typing.get_args(typing.Optional['()' + '.x'])[0]\n"
+        "r._evaluate({}, {}, frozenset())\n",
+        "policy",
+        "the code was not run: it breaks the rules for generated code:\n<task>:3: '_evaluate' "
+        "is not allowed in skills: it runs strings as code",
+    ),
+    "dispatch on a string annotation": (
+        "import functools\n"
+        "@functools.singledispatch\n"
+        "def f(x):\n"
+        "    return 0\n"
+        "@f.register\n"
+        "def _(x: 'print(().__class__.__base__) or int'):\n"
+        "    return 1\n"
+        "f(3)\n",
+        "policy",
+        "the code was not run: it breaks the rules for generated code:\n<task>:2: "
+        "'singledispatch' is not allowed in skills: it runs strings as code",
     ),
     "get_type_hints on a string annotation": (
         "from typing import get_type_hints\n",
-        "exception",
-        "ImportError: cannot import name 'get_type_hints' from 'typing'",
+        "policy",
+        "the code was not run: it breaks the rules for generated code:\n<task>:1: "
+        "'get_type_hints' is not allowed in skills: it runs strings as code",
     ),
     "typing's private evaluator": (
         "import typing\ntyping._eval_type\n",
-        "exception",
-        "AttributeError: module 'typing' has no attribute '_eval_type'",
+        "policy",
+        "the code was not run: it breaks the rules for generated code:\n<task>:2: '_eval_type' "
+        "is not allowed in skills: it runs strings as code",
     ),
     "typing.sys": (
         "from typing import sys\n",
         "exception",
         "ImportError: cannot import name 'sys' from 'typing'",
+    ),
+    # -- attributes read by name, past the rule on dunder attributes -------------------------
+    "a match class pattern reads __globals__": (
+        "def f():\n    pass\nmatch f:\n    case object(__globals__=g):\n        print(g)\n",
+        "policy",
+        "the code was not run: it breaks the rules for generated code:\n<task>:4: attribute "
+        "'__globals__' is not allowed",
+    ),
+    "a format template built at run time reads __globals__": (
+        "def f():\n    pass\nprint(('{0.' + '_' * 2 + 'globals' + '_' * 2 + '}').format(f))\n",
+        "policy",
+        "the code was not run: it breaks the rules for generated code:\n<task>:3: `.format` is "
+        "allowed only on a string written in the code",
     ),
     # -- patching shared classes -------------------------------------------------------------
     "patch ObjectState.pose": (

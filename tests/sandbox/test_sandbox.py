@@ -250,11 +250,6 @@ def test_skill_modules_must_pass_the_policy_transitively(
             "  at <task>:1: from numpy.testing import measure",
         ),
         (
-            "from typing import get_type_hints\n",
-            "ImportError: cannot import name 'get_type_hints' from 'typing' (unknown location)\n"
-            "  at <task>:1: from typing import get_type_hints",
-        ),
-        (
             "from lyra.api import active\nactive('pick').sim\n",
             "ImportError: cannot import name 'active' from 'lyra.api' (unknown location)\n"
             "  at <task>:1: from lyra.api import active",
