@@ -172,8 +172,9 @@ def _die_with_parent() -> None:
 def main(fd: int) -> None:
     """The zygote: preload, then fork one worker per request until the control pipe closes."""
     control = socket.socket(fileno=fd)
-    from lyra.sandbox import worker  # the import is the preloading
+    from lyra.sandbox import worker
 
+    worker.preload()
     while control.recv(1):
         # Reap the workers that ended: a zombie keeps its pid from being reused before the
         # trusted process holds a pidfd for it, so a kill can never reach another process.
