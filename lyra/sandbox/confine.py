@@ -4,6 +4,10 @@ What the operating system offers and a pip install can rely on, each layer on it
 a machine without one still gets the others, and each reported by name:
 
 * ``rlimits``: address space, CPU seconds, open files, file size, no core dumps;
+* ``namespaces``: a user, IPC and network namespace of its own, so that the host's IPC objects
+  and network are out of reach and nothing it makes there outlives it; under a trusted side
+  that runs as root it also becomes a uid of its own, owner of its scratch folder and of no
+  other file, unable to touch other processes, with a limit on its threads (Linux);
 * ``capabilities``: every capability dropped, so a worker started as root is root in name
   only: it cannot make device nodes, load kernel modules, raise its limits again or reach
   raw I/O (Linux);
@@ -12,12 +16,13 @@ a machine without one still gets the others, and each reported by name:
   files and folders there, no devices or links), read only beneath Python's and lyra's own
   folders, and executed nowhere (Linux 5.13+);
 * ``seccomp``: no new processes, programs, namespaces or sockets (io_uring included), no
-  signals to other processes, no limits or modes or owners changed, no truncation by path,
-  no tracing, mounting, modules, reboots or clocks (Linux; x86_64 and aarch64).
+  signals to other processes and no change to any process's scheduling, no limits or modes or
+  owners or extended attributes or file flags changed, no truncation by path, no SysV IPC
+  objects or keys made, no tracing, mounting, modules, reboots or clocks (Linux; x86_64 and
+  aarch64).
 
-Commands here run as root, so none of this relies on switching to another user. A layer that
-cannot be applied is reported as missing; a run that requires a layer (a real robot) refuses to
-start without it.
+A layer that cannot be applied is reported as missing; a run that requires a layer (a real
+robot) refuses to start without it.
 """
 
 from __future__ import annotations
@@ -27,19 +32,22 @@ import errno
 import os
 import platform
 import resource
+import signal
 import struct
 import sys
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-LAYERS = ("rlimits", "capabilities", "no_new_privs", "landlock", "seccomp")
+LAYERS = ("rlimits", "namespaces", "capabilities", "no_new_privs", "landlock", "seccomp")
 
 # The C library of this process: ctypes.util.find_library would run ldconfig each time.
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
 if _LIBC is not None:
     _LIBC.syscall.restype = ctypes.c_long
 
+_PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
 _PR_CAPBSET_DROP = 24
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
@@ -47,6 +55,15 @@ _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _SECCOMP_MODE_FILTER = 2
 _CAPABILITY_VERSION_3 = 0x20080522
+_CLONE_NEWIPC = 0x08000000
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNET = 0x40000000
+# Under a root trusted side each worker runs as a uid from this range, one no file or other
+# process has, so that its limit on threads counts its threads alone: 100,000 plus its pid
+# modulo 60,000, a uid of its own among the workers alive at once wherever pid_max is 32,768
+# (two workers whose pids differ by a multiple of 60,000 would share one, and the limit).
+_FIRST_UID = 100_000
+_UIDS = 60_000
 
 # Landlock (linux/landlock.h): syscall numbers are the same on x86_64 and aarch64.
 _LANDLOCK_CREATE_RULESET = 444
@@ -150,6 +167,21 @@ _ARCHES = {
             "bpf": 321,
             "perf_event_open": 298,
             "keyctl": 250,
+            "add_key": 248,
+            "request_key": 249,
+            "fchmodat2": 452,
+            "setxattrat": 463,
+            "removexattrat": 466,
+            "file_setattr": 469,
+            "shmget": 29,
+            "msgget": 68,
+            "semget": 64,
+            "setpriority": 141,
+            "sched_setparam": 142,
+            "sched_setscheduler": 144,
+            "sched_setaffinity": 203,
+            "sched_setattr": 314,
+            "ioprio_set": 251,
         },
     ),
     "aarch64": (
@@ -216,6 +248,21 @@ _ARCHES = {
             "bpf": 280,
             "perf_event_open": 241,
             "keyctl": 219,
+            "add_key": 217,
+            "request_key": 218,
+            "fchmodat2": 452,
+            "setxattrat": 463,
+            "removexattrat": 466,
+            "file_setattr": 469,
+            "shmget": 194,
+            "msgget": 186,
+            "semget": 190,
+            "setpriority": 140,
+            "sched_setparam": 118,
+            "sched_setscheduler": 119,
+            "sched_setaffinity": 122,
+            "sched_setattr": 274,
+            "ioprio_set": 30,
         },
     ),
 }
@@ -232,12 +279,15 @@ class Limits:
         cpu_seconds: CPU seconds, a backstop behind the trusted side's kill.
         open_files: file descriptors.
         file_bytes: the largest file it may write (in its scratch folder).
+        threads: its threads, the first included; counted only where it has a uid of its own
+            (see ``namespaces``), since the limit counts all of a uid's processes.
     """
 
     address_space: int = 4 * 1024**3
     cpu_seconds: int = 120
     open_files: int = 64
     file_bytes: int = 64 * 1024**2
+    threads: int = 32
 
 
 @dataclass(frozen=True)
@@ -251,9 +301,11 @@ class Confinement:
 def confine(scratch: Path, limits: Limits) -> Confinement:
     """Confine this process (a freshly forked worker) for the rest of its life.
 
-    The order matters: the limits are set while they still may be, the capabilities go before
-    anything could use them, and Landlock and seccomp come last, once nothing more needs the
-    files or the calls they refuse.
+    The order matters: the limits are set while they still may be, the namespaces are made
+    while the capabilities to switch the uid are still there, the capabilities (those inside
+    its user namespace, where it has one) go before anything could use them, and Landlock and
+    seccomp come last, once nothing more needs the files or the calls they refuse (seccomp
+    refuses namespaces).
 
     Args:
         scratch: the only folder it may write in; it becomes the working directory.
@@ -262,19 +314,27 @@ def confine(scratch: Path, limits: Limits) -> Confinement:
     os.chdir(scratch)
     applied: list[str] = []
     missing: dict[str, str] = {}
+    # Landlock names folders by descriptors, opened here: the uid the worker becomes may not
+    # reach them all (a Python installed in root's home).
+    folders = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path in [scratch, *_readable()]}
     layers = (
         ("rlimits", lambda: _rlimits(limits)),
+        ("namespaces", lambda: _namespaces(scratch, limits.threads)),
         ("capabilities", _drop_capabilities),
         ("no_new_privs", _no_new_privs),
-        ("landlock", lambda: _landlock(scratch, _readable())),
+        ("landlock", lambda: _landlock(scratch, folders)),
         ("seccomp", _seccomp),
     )
-    for name, apply in layers:
-        why = apply()
-        if why:
-            missing[name] = why
-        else:
-            applied.append(name)
+    try:
+        for name, apply in layers:
+            why = apply()
+            if why:
+                missing[name] = why
+            else:
+                applied.append(name)
+    finally:
+        for fd in folders.values():
+            os.close(fd)
     return Confinement(tuple(applied), missing)
 
 
@@ -304,6 +364,80 @@ def _rlimits(limits: Limits) -> str:
     except (OSError, ValueError) as error:
         return f"setrlimit failed: {error}"
     return ""
+
+
+def die_with_parent() -> None:
+    """Ask the kernel to kill this process when the process that forked it ends (Linux)."""
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _namespaces(scratch: Path, threads: int) -> str:
+    """Move into a user, IPC and network namespace of its own, as a uid of its own under root.
+
+    The user namespace must come first (it is what lets an unprivileged process make the
+    others) and maps one uid only: the worker's. A root trusted side gives each worker an
+    unprivileged uid of its own, so that root's files are only the worker's to read and other
+    processes are not its to renice; otherwise the worker keeps the user's uid, the only one
+    the kernel lets it map. A PID namespace would change nothing: it applies to the children
+    of the process that makes it, and a worker can make none.
+    """
+    if _LIBC is None:
+        return f"not available on {sys.platform}"
+    root = os.geteuid() == 0
+    uid = _FIRST_UID + os.getpid() % _UIDS if root else os.geteuid()
+    gid = uid if root else os.getegid()
+    why = ""
+    try:
+        if root:
+            os.chown(scratch, uid, gid)
+            os.setgroups([])
+            os.setresgid(gid, gid, gid)
+            # Root stays the saved uid until the namespaces exist, to go back to if they cannot.
+            os.setresuid(uid, uid, 0)
+            # A new uid makes a process undumpable, which makes its /proc files root's: its
+            # uid_map among them.
+            _LIBC.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
+    except OSError as error:
+        why = f"cannot become uid {uid}: {error.strerror}"
+    if not why and _LIBC.unshare(_CLONE_NEWUSER | _CLONE_NEWIPC | _CLONE_NEWNET) != 0:
+        why = _failed("unshare")
+    if why:
+        if root:
+            # Root again, with its capabilities, and its scratch folder back: as without this layer.
+            os.setresuid(0, 0, 0)
+            os.setresgid(0, 0, 0)
+            os.chown(scratch, 0, 0)
+        return why
+    try:
+        # setgroups is denied first: only then may an unprivileged process map its gid.
+        for name, text in (
+            ("setgroups", "deny"),
+            ("uid_map", f"{uid} {uid} 1"),
+            ("gid_map", f"{gid} {gid} 1"),
+        ):
+            _write(f"/proc/self/{name}", text)
+        if root:
+            os.setresuid(uid, uid, uid)  # root is no longer the saved uid
+    except OSError as error:
+        return f"cannot map uid {uid} into its namespace: {error.strerror}"
+    # Changing the credentials cancelled the zygote's death signal, set when it forked.
+    die_with_parent()
+    if root:
+        try:
+            resource.setrlimit(resource.RLIMIT_NPROC, (threads, threads))
+        except (OSError, ValueError) as error:
+            return f"setrlimit(RLIMIT_NPROC) failed: {error}"
+    return ""
+
+
+def _write(path: str, text: str) -> None:
+    """Write a /proc file in one write, as the kernel reads such files."""
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
 
 
 def _failed(call: str) -> str:
@@ -341,7 +475,8 @@ def _no_new_privs() -> str:
     return ""
 
 
-def _landlock(scratch: Path, readable: Iterable[Path]) -> str:
+def _landlock(scratch: Path, folders: Mapping[Path, int]) -> str:
+    """Write beneath scratch only, read beneath the other folders only (descriptors by path)."""
     if _LIBC is None:
         return f"not available on {sys.platform}"
     libc = _LIBC
@@ -367,18 +502,12 @@ def _landlock(scratch: Path, readable: Iterable[Path]) -> str:
     if ruleset < 0:
         return _failed("landlock_create_ruleset")
     try:
-        rules = [(scratch, write | read)] + [(path, read) for path in readable]
-        for path, access in rules:
-            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            try:
-                # struct landlock_path_beneath_attr is packed: u64 allowed_access, s32 fd.
-                beneath = struct.pack("=Qi", access & handled, fd)
-                if libc.syscall(
-                    _LANDLOCK_ADD_RULE, ruleset, _LANDLOCK_RULE_PATH_BENEATH, beneath, 0
-                ):
-                    return _failed(f"landlock_add_rule({path})")
-            finally:
-                os.close(fd)
+        for path, fd in folders.items():
+            access = write | read if path == scratch else read
+            # struct landlock_path_beneath_attr is packed: u64 allowed_access, s32 fd.
+            beneath = struct.pack("=Qi", access & handled, fd)
+            if libc.syscall(_LANDLOCK_ADD_RULE, ruleset, _LANDLOCK_RULE_PATH_BENEATH, beneath, 0):
+                return _failed(f"landlock_add_rule({path})")
         if libc.syscall(_LANDLOCK_RESTRICT_SELF, ruleset, 0):
             return _failed("landlock_restrict_self")
     finally:

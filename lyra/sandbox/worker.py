@@ -466,7 +466,7 @@ class _Run:
             return self._primitives()
         elif level == 0 and root in ALLOWED_MODULES and not _hidden_module(name):
             module = importlib.import_module(name)
-            return self._view(module if fromlist else importlib.import_module(root))
+            return _view(module if fromlist else importlib.import_module(root), self.views)
         raise ImportError(f"importing '{name}' is not allowed here")
 
     def _primitives(self) -> types.ModuleType:
@@ -489,29 +489,6 @@ class _Run:
         self.skill_modules[name] = module
         exec(self.skill_code[name], module.__dict__)
         return module
-
-    def _view(self, module: types.ModuleType) -> types.ModuleType:
-        """The module as generated code sees it: public names, other modules only as views.
-
-        A fresh copy per run, so an assignment such as ``math.pi = 3`` stays in the run.
-        """
-        name = module.__name__
-        if name in self.views:
-            return self.views[name]
-        view = types.ModuleType(name, module.__doc__)
-        self.views[name] = view
-        hidden = _HIDDEN_NAMES.get(name, frozenset())
-        for attr in getattr(module, "__all__", None) or dir(module):
-            if attr.startswith("_") or attr in hidden:
-                continue
-            value = getattr(module, attr)
-            if isinstance(value, types.ModuleType):
-                # dataclasses.sys, typing.sys and the like lead to every other module.
-                if value.__name__.partition(".")[0] not in ALLOWED_MODULES:
-                    continue
-                value = self._view(value)
-            setattr(view, attr, value)
-        return view
 
     # -- after running ---------------------------------------------------------------------
 
@@ -600,6 +577,41 @@ def _plain(text: object, limit: int) -> str:
     (``__format__``, ``__len__``, ``__getitem__``).
     """
     return str.__str__(text)[:limit] if issubclass(type(text), str) else ""
+
+
+def _view(module: types.ModuleType, views: dict[str, types.ModuleType]) -> types.ModuleType:
+    """The module as generated code sees it: public names, other modules only as views.
+
+    A fresh copy per run (``views`` holds a run's), so an assignment such as ``math.pi = 3``
+    stays in the run.
+    """
+    name = module.__name__
+    if name in views:
+        return views[name]
+    view = types.ModuleType(name, module.__doc__)
+    views[name] = view
+    hidden = _HIDDEN_NAMES.get(name, frozenset())
+    for attr in getattr(module, "__all__", None) or dir(module):
+        if attr.startswith("_") or attr in hidden:
+            continue
+        value = getattr(module, attr)
+        if isinstance(value, types.ModuleType):
+            # dataclasses.sys, typing.sys and the like lead to every other module.
+            if value.__name__.partition(".")[0] not in ALLOWED_MODULES:
+                continue
+            value = _view(value, views)
+        setattr(view, attr, value)
+    return view
+
+
+def preload() -> None:
+    """Import now all that generated code can reach of the allowed modules, in the zygote.
+
+    Some import parts of themselves on first use (numpy its submodules), and a worker, as a
+    uid of its own, may not be able to read Python's files (a Python installed in root's home).
+    """
+    for name in ALLOWED_MODULES:
+        _view(importlib.import_module(name), {})
 
 
 def _hidden_module(name: str) -> bool:

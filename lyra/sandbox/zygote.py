@@ -31,7 +31,6 @@ _SINGLE_THREADED = {
 }
 # The only variables a worker inherits: API keys and the like stay in the trusted process.
 _PASSED_ON = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "SYSTEMROOT")
-_PR_SET_PDEATHSIG = 1
 # How long a killed worker is waited for; SIGKILL takes effect in microseconds.
 _DEATH_WAIT_S = 2.0
 
@@ -159,21 +158,13 @@ def fork_worker() -> Worker:
     return _ZYGOTE.fork()
 
 
-def _die_with_parent() -> None:
-    """Ask the kernel to kill this process when the zygote that forked it ends (Linux)."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
 def main(fd: int) -> None:
     """The zygote: preload, then fork one worker per request until the control pipe closes."""
     control = socket.socket(fileno=fd)
-    from lyra.sandbox import worker  # the import is the preloading
+    from lyra.sandbox import worker
+    from lyra.sandbox.confine import die_with_parent
 
+    worker.preload()
     while control.recv(1):
         # Reap the workers that ended: a zombie keeps its pid from being reused before the
         # trusted process holds a pidfd for it, so a kill can never reach another process.
@@ -185,7 +176,7 @@ def main(fd: int) -> None:
         if pid == 0:
             control.close()
             ours.close()
-            _die_with_parent()
+            die_with_parent()
             status = 0
             try:
                 worker.serve(theirs)

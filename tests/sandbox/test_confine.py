@@ -8,13 +8,18 @@ stop it whatever the Python-level rules let through.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from lyra.sandbox import LAYERS, run_code
+from lyra.sandbox.zygote import _SINGLE_THREADED
 from tests.sandbox.conftest import FakeTable
 
 pytestmark = pytest.mark.skipif(
@@ -45,13 +50,16 @@ ATTEMPTS = {
 }
 WITHIN = {
     "write_in_scratch": "(SCRATCH / 'note.txt').write_text('ok')",
-    "read_the_standard_library": "import json; open(json.__file__).read()",
+    # Not the standard library: where Python lives in root's home, a worker given a uid of its
+    # own cannot reach it (and needs not: the zygote imported what it uses).
+    "read_lyra": "import lyra.api; open(lyra.api.__file__).read()",
     "compute_with_numpy": "import numpy; float(numpy.linalg.norm(numpy.ones(3)))",
     "start_a_thread": "t = threading.Thread(target=lambda: None); t.start(); t.join()",
 }
 
 PROBE = """
 import json, os, resource, signal, socket, stat, subprocess, sys, threading
+import encodings.idna  # imported before, as the zygote imports what workers use: see read_lyra
 from pathlib import Path
 from lyra.sandbox.confine import Limits, confine
 
@@ -69,9 +77,21 @@ print(json.dumps({"applied": confinement.applied, "missing": confinement.missing
 """
 
 
-def probe(tmp_path: Path, attempts: dict[str, str]) -> dict[str, object]:
-    scratch, outside = tmp_path / "scratch", tmp_path / "skills"
-    scratch.mkdir()
+@pytest.fixture
+def top() -> Iterator[Path]:
+    """A folder for scratch and skills that a worker's uid may reach, as the trusted side's is.
+
+    Not tmp_path: pytest's folders are closed to other users.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="lyra-probe-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder)
+
+
+def probe(top: Path, attempts: dict[str, str]) -> dict[str, object]:
+    scratch, outside = top / "scratch", top / "skills"
+    scratch.mkdir(mode=0o700)
     outside.mkdir()
     (outside / "put_on.py").write_text("def put_on(): ...\n")
     done = subprocess.run(
@@ -80,19 +100,21 @@ def probe(tmp_path: Path, attempts: dict[str, str]) -> dict[str, object]:
         text=True,
         timeout=60,
         check=True,
+        # As the zygote starts: one thread, else no user namespace can be made.
+        env={**os.environ, **_SINGLE_THREADED},
     )
     assert sorted(p.name for p in outside.iterdir()) == ["put_on.py"]
     assert (outside / "put_on.py").read_text() == "def put_on(): ...\n"
     return json.loads(done.stdout)
 
 
-def test_every_layer_applies_here(tmp_path: Path) -> None:
-    report = probe(tmp_path, {})
+def test_every_layer_applies_here(top: Path) -> None:
+    report = probe(top, {})
     assert (report["applied"], report["missing"]) == (list(LAYERS), {})
 
 
-def test_what_escaped_code_would_try_is_refused_by_the_os(tmp_path: Path) -> None:
-    outcomes = probe(tmp_path, ATTEMPTS)["outcomes"]
+def test_what_escaped_code_would_try_is_refused_by_the_os(top: Path) -> None:
+    outcomes = probe(top, ATTEMPTS)["outcomes"]
     assert outcomes == {
         "write_outside": "PermissionError",
         "append_to_a_skill": "PermissionError",
@@ -117,10 +139,10 @@ def test_what_escaped_code_would_try_is_refused_by_the_os(tmp_path: Path) -> Non
     }
 
 
-def test_what_a_plan_needs_still_works(tmp_path: Path) -> None:
-    outcomes = probe(tmp_path, WITHIN)["outcomes"]
+def test_what_a_plan_needs_still_works(top: Path) -> None:
+    outcomes = probe(top, WITHIN)["outcomes"]
     assert outcomes == {name: "done" for name in WITHIN}
-    assert (tmp_path / "scratch" / "note.txt").read_text() == "ok"
+    assert (top / "scratch" / "note.txt").read_text() == "ok"
 
 
 def test_a_run_reports_its_layers_and_can_require_them() -> None:
