@@ -11,7 +11,7 @@ import warnings
 
 from envs.metaworld.arm import MetaWorldArm
 from envs.metaworld.scene import EPISODE_STEPS, MetaWorldScene
-from envs.metaworld.tasks import TASKS
+from envs.metaworld.tasks import env_name
 from lyra.backend import PeerRun
 
 # One arm per process: its environments are built once and reused, as lyra's backend does.
@@ -26,7 +26,7 @@ def run_expert(scene: MetaWorldScene, seed: int) -> PeerRun:
     _ARM.reset(scene.task, seed, EPISODE_STEPS)
     env = _ARM.env
     # The map's values are the concrete expert classes (typed as their abstract base).
-    policy = ENV_POLICY_MAP[TASKS[scene.task].env]()  # type: ignore[abstract]
+    policy = ENV_POLICY_MAP[env_name(scene.task)]()  # type: ignore[abstract]
     obs = env._get_obs()
     held = any_step = False
     with warnings.catch_warnings():
