@@ -1,4 +1,4 @@
-"""What lyra's MuJoCo backends (MetaWorld, the Franka Kitchen, franky-sim's FR3) share: boxes, snapshots, frames.
+"""What lyra's MuJoCo backends (MetaWorld, the Kitchen, franky-sim's FR3) share: boxes, frames.
 
 Both keep their world in a MuJoCo model: an object is bounded by the geoms of a body and the
 bodies below it, its joints are read from the model's data, a regression snapshot is each
