@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from envs.fr3.scene import Cube, FR3Scene
-from lyra.errors import LyraError
+from lyra.errors import MissingDependencyError
 
 # MuJoCo picks its GL backend when franky-sim first imports it: EGL renders with no display.
 os.environ.setdefault("MUJOCO_GL", "egl")
@@ -33,7 +33,7 @@ def require_franky() -> Any:
     try:
         import franky
     except ImportError:
-        raise LyraError(f"the fr3 backend needs franky: {INSTALL}") from None
+        raise MissingDependencyError(f"the fr3 backend needs franky: {INSTALL}") from None
     return franky
 
 
@@ -50,7 +50,9 @@ class FrankySim:
             from franky_sim import SimulationServer
             from franky_sim.mujoco_simulator import MujocoSimulator
         except ImportError:
-            raise LyraError(f"starting franky-sim needs it installed: {INSTALL}") from None
+            raise MissingDependencyError(
+                f"starting franky-sim needs it installed: {INSTALL}"
+            ) from None
         self.host = host
         self.sim = MujocoSimulator()
         self.sim.init()

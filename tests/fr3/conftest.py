@@ -1,14 +1,8 @@
-"""franky-sim started in this process on 127.0.0.1, and the fr3 backend driving it through franky.
-
-The module is skipped, saying what to install, where franky or franky-sim is missing.
-"""
+"""franky-sim started in this process on 127.0.0.1, and the fr3 backend driving it through franky."""
 
 from collections.abc import Iterator
 
 import pytest
-
-pytest.importorskip("franky", reason="the fr3 tests need franky: pip install '.[fr3]'")
-pytest.importorskip("franky_sim", reason="the fr3 tests need franky-sim: pip install '.[fr3]'")
 
 from envs.fr3.backend import FR3Backend
 from envs.fr3.perception import SimPerception

@@ -13,6 +13,11 @@ import numpy as np
 import pytest
 
 import lyra
+
+# Skipped, saying what to install, where franky or franky-sim is missing.
+pytest.importorskip("franky", reason="the fr3 tests need franky: pip install '.[fr3]'")
+pytest.importorskip("franky_sim", reason="the fr3 tests need franky-sim: pip install '.[fr3]'")
+
 from envs.fr3.backend import FR3Backend
 from envs.fr3.perception import SimPerception, StaticPerception
 from envs.fr3.safety import Limits
