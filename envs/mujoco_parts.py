@@ -1,4 +1,4 @@
-"""What lyra's MuJoCo backends (MetaWorld, the Franka Kitchen) share: boxes, snapshots, frames.
+"""What lyra's MuJoCo backends (MetaWorld, the Kitchen, franky-sim's FR3) share: boxes, frames.
 
 Both keep their world in a MuJoCo model: an object is bounded by the geoms of a body and the
 bodies below it, its joints are read from the model's data, a regression snapshot is each
@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from lyra.backend import Snapshot
-from lyra.embodiment import Articulated, ObjectState
+from lyra.embodiment import Embodiment, ObjectState
 from lyra.errors import LyraError, MotionError, UnknownObjectError, UnsupportedPrimitiveError
 from lyra.geometry import Point, Pose, Size
 
@@ -193,8 +193,11 @@ class ArmParts:
         )
 
 
-class MujocoWorld(Articulated, Protocol):
-    """What :class:`MujocoBackend` needs of its arm, beside the primitives."""
+class MujocoWorld(Embodiment, Protocol):
+    """What :class:`MujocoBackend` needs of its arm, beside the primitives.
+
+    ``env`` is what renders: anything with the MuJoCo ``model`` and ``data`` of the world.
+    """
 
     env: Any
 
@@ -240,7 +243,7 @@ class MujocoBackend:
         self._rendered_model: Any = None
 
     @property
-    def embodiment(self) -> Articulated:
+    def embodiment(self) -> Embodiment:
         """The arm: it implements the primitives the backend has."""
         return self.arm
 

@@ -88,5 +88,9 @@ class UnsupportedPrimitiveError(LyraError):
         )
 
 
+class MissingDependencyError(LyraError):
+    """A backend needs a package that is not installed; the message says what to install."""
+
+
 class StoppedError(LyraError):
     """A motion was preempted by ``stop()``: the run it belonged to was given up."""

@@ -22,6 +22,12 @@ from lyra.errors import StoppedError, UnsupportedPrimitiveError
 from lyra.geometry import Point, Pose, Size
 from lyra.sandbox import run_code, wire
 
+# Backends whose runs agree within their tolerance but not to the micrometre, and why.
+NOT_BIT_EXACT = {
+    "fr3": "franky-sim steps on its own thread in real time, so franky's commands meet its "
+    "physics steps a little differently on every run (and a real arm never repeats exactly)",
+}
+
 
 def sample_of(backend: Backend) -> Sample:
     sample = backend.spec.sample_scene()
@@ -63,7 +69,8 @@ def test_the_same_plan_on_the_same_seed_ends_the_same(backend: Backend) -> None:
         for _ in range(2)
     ]
     assert [run.ok for run in runs] == [True, True], [run.describe() for run in runs]
-    assert runs[0].snapshot == runs[1].snapshot
+    if backend.spec.name not in NOT_BIT_EXACT:
+        assert runs[0].snapshot == runs[1].snapshot
     assert backend.compare(runs[0].snapshot, runs[1].snapshot) == ""
     assert runs[0].calls == {"pick": 1, "place": 1}
     assert runs[0].sim_seconds > 0

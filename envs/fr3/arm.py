@@ -1,0 +1,302 @@
+"""The FR3 driven through franky: the primitives, in the robot's base frame.
+
+Frame: the robot's base, z up, x away from the robot, y to its left; the table is z = 0. The
+end effector is franky's: the tool point between the fingertips, 0.1034 m beyond the flange,
+its z axis pointing down (at home it sits at (0.554, 0, 0.521) with rotation diag(1, -1, -1)).
+Every motion is a straight Cartesian line with the gripper pointing down, turned only about
+the vertical, and passes :mod:`envs.fr3.safety` before franky sends anything.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+
+from envs.fr3.perception import Perception
+from envs.fr3.safety import Limits, check_box, check_path, clamp_speed
+from lyra.embodiment import ObjectState, WorkspaceBox
+from lyra.errors import GraspError, MotionError, StoppedError, UnknownObjectError
+from lyra.geometry import Point, Pose, Size, quat_from_yaw, wrap_angle
+
+T = TypeVar("T")
+TABLE_Z = 0.0
+CLEARANCE = 0.05  # above the highest thing on the table while carrying, and before descending
+FINGER_DEPTH = 0.02  # the fingertips reach this far below an object's top (at most to its centre)
+GRIP_SLACK = 0.005  # the measured finger width may differ this much from the object's width
+GRIP_SPEED = 0.05  # m/s, the FR3 hand's fastest
+GRIP_FORCE = 40.0  # newtons
+OPEN_WIDTH = 0.08
+DROP = 0.002  # a placed object is let go this far above where it comes to rest
+RETREAT = 0.1  # the tool point draws back this far up after letting go
+QUARTER = math.pi / 2
+
+
+class FrankyModel:
+    """franky's model of the arm as :class:`envs.fr3.safety.Kinematics` of the tool point."""
+
+    def __init__(self, franky: Any, robot: Any) -> None:
+        state = robot.state
+        self._model, self._frame = robot.model, franky.Frame.EndEffector
+        self._f_t_ee, self._ee_t_k = state.F_T_EE, state.EE_T_K
+
+    def pose(self, q: np.ndarray) -> np.ndarray:
+        """The tool point's 4x4 pose."""
+        affine = self._model.pose(self._frame, q, self._f_t_ee, self._ee_t_k)
+        return np.asarray(affine.matrix)
+
+    def jacobian(self, q: np.ndarray) -> np.ndarray:
+        """Its 6x7 Jacobian in the base frame."""
+        jacobian = self._model.zero_jacobian(self._frame, q, self._f_t_ee, self._ee_t_k)
+        return np.asarray(jacobian)
+
+
+class FR3Arm:
+    """The primitives over a connected ``franky.Robot`` and ``franky.Gripper``."""
+
+    def __init__(
+        self, franky: Any, host: str, perception: Perception, limits: Limits, speed: float
+    ) -> None:
+        self._franky = franky
+        self.robot = franky.Robot(host, realtime_config=franky.RealtimeConfig.Ignore)
+        self.gripper = franky.Gripper(host)
+        self.perception = perception
+        self.limits = limits
+        self.set_speed(speed)
+        self._kinematics = FrankyModel(franky, self.robot)
+        self.held: str | None = None
+        self._held_offset = 0.0  # the held object's centre above the tool point
+        self._stop = threading.Event()
+        self._elapsed = 0.0  # robot seconds of motion since the reset, before the running one
+        self._since: float | None = None  # robot time the running motion started at
+        # What renders the world: franky-sim's simulator (MuJoCo model and data); None on
+        # the real arm.
+        self.env: Any = None
+
+    # --- time, speed, stop -----------------------------------------------------------
+
+    def _robot_time(self) -> float:
+        return float(self.robot.state.time.to_sec())
+
+    @property
+    def sim_time(self) -> float:
+        """Seconds of the robot's own clock spent moving or holding since the reset."""
+        since = self._since
+        return self._elapsed + (self._robot_time() - since if since is not None else 0.0)
+
+    def restart_clock(self) -> None:
+        """Count from zero, and let motions run again after a stop."""
+        self._elapsed, self._since = 0.0, None
+        self._stop.clear()
+
+    def _timed(self, action: Callable[[], T]) -> T:
+        if self._stop.is_set():
+            raise StoppedError("the robot was stopped: nothing moves until the next reset")
+        self._since = self._robot_time()
+        try:
+            return action()
+        finally:
+            self._elapsed += self._robot_time() - self._since
+            self._since = None
+
+    def set_speed(self, factor: float) -> float:
+        """Run motions at ``factor`` of full speed, at most the cap; the factor set."""
+        self.robot.relative_dynamics_factor = clamp_speed(self.limits, factor)
+        return float(self.robot.relative_dynamics_factor.velocity)
+
+    def stop(self) -> None:
+        """Stop the running motion (from any thread); motions fail until the next reset."""
+        self._stop.set()
+        self.robot.stop()
+
+    def hold(self, seconds: float) -> None:
+        """Let ``seconds`` of the robot's clock pass with the arm still."""
+
+        def wait() -> None:
+            end = self._robot_time() + seconds
+            while self._robot_time() < end:
+                self._stop.wait(0.001)
+
+        self._timed(wait)
+
+    # --- reading the world -----------------------------------------------------------
+
+    def world_state(self) -> dict[str, ObjectState]:
+        """Every object's state, as perception sees it now."""
+        return self.perception.objects()
+
+    def _state(self, name: str) -> ObjectState:
+        objects = self.perception.objects()
+        if name not in objects:
+            raise UnknownObjectError(name, objects)
+        return objects[name]
+
+    def object_names(self, kind: str | None = None, color: str | None = None) -> list[str]:
+        """The objects' names, sorted, optionally of one kind and colour."""
+        return sorted(
+            name
+            for name, state in self.perception.objects().items()
+            if kind in (None, state.kind) and color in (None, state.color)
+        )
+
+    def object_pose(self, name: str) -> Pose:
+        """The pose of an object's centre."""
+        return self._state(name).pose
+
+    def object_size(self, name: str) -> Size:
+        """Its extents along its own axes."""
+        return self._state(name).size
+
+    def bounding_box(self, name: str) -> tuple[Point, Point]:
+        """Its world-aligned box."""
+        return _box(self._state(name))
+
+    def ee_pose(self) -> Pose:
+        """The tool point's pose (its orientation x, y, z, w: z points down)."""
+        affine = self.robot.current_pose.end_effector_pose
+        x, y, z, w = (float(v) for v in affine.quaternion)
+        return Pose(Point.of(affine.translation), (x, y, z, w))
+
+    def joints(self) -> dict[str, float]:
+        """The scene's articulated joints: cubes have none."""
+        return {}
+
+    def close(self) -> None:
+        """Nothing to release: the backend owns the connection and the simulator."""
+
+    def held_object(self) -> str | None:
+        """The object the fingers closed on with ``pick``, until it is placed."""
+        return self.held
+
+    def workspace(self) -> WorkspaceBox:
+        """The box the tool point is kept in, and the table's height."""
+        return WorkspaceBox(self.limits.low, self.limits.high, TABLE_Z)
+
+    # --- moving ----------------------------------------------------------------------
+
+    def move_ee(self, pose: Pose) -> None:
+        """The tool point in a straight line to a pose, pointing down, turned to its yaw."""
+        self._move(pose.position, pose.yaw)
+
+    def _move(self, position: Point, yaw: float) -> None:
+        what = f"the point ({position.x:.3f}, {position.y:.3f}, {position.z:.3f})"
+        check_box(self.limits, position, what)
+        c, s = math.cos(yaw), math.sin(yaw)
+        target = np.eye(4)
+        # Turned by yaw about the vertical, from pointing down (x forward, y and z flipped).
+        target[:3, :3] = np.array([[c, s, 0.0], [s, -c, 0.0], [0.0, 0.0, -1.0]])
+        target[:3, 3] = position.as_array()
+        check_path(self.limits, self._kinematics, self.robot.current_joint_positions, target, what)
+        franky = self._franky
+        motion = franky.CartesianMotion(franky.Affine(target))
+        self._timed(lambda: self._run(motion, what))
+
+    def _run(self, motion: Any, what: str) -> None:
+        self.robot.move(motion, asynchronous=True)
+        try:
+            self.robot.join_motion()
+        except Exception as error:  # franky's exceptions share no base but Exception
+            self.robot.recover_from_errors()
+            if self._stop.is_set():
+                raise StoppedError("the robot was stopped during the motion") from None
+            raise MotionError(f"the arm could not move to {what}: {error}") from None
+        if self._stop.is_set():
+            raise StoppedError("the robot was stopped during the motion")
+
+    def _grip(self, width: float | None) -> float:
+        """Open to ``width``, or close on what is between the fingers (None); the width."""
+
+        def act() -> None:
+            if width is None:
+                # franky-sim's grasp does not squeeze toward a given width, and reports success
+                # even on nothing: close fully and let the measured width tell.
+                self.gripper.grasp(0.0, GRIP_SPEED, GRIP_FORCE, epsilon_outer=1.0)
+            else:
+                self.gripper.move(width, GRIP_SPEED)
+
+        self._timed(act)
+        return float(self.gripper.width)
+
+    def _carry_z(self, held: float) -> float:
+        """How high the tool point carries an object ``held`` tall over everything else."""
+        tops = [_box(s)[1].z for n, s in self.perception.objects().items() if n != self.held]
+        return min(max([TABLE_Z, *tops]) + held + CLEARANCE, self.limits.high.z)
+
+    def pick(self, name: str) -> None:
+        """Close the fingers on an object from above and lift it clear of everything."""
+        if self.held is not None:
+            raise GraspError(f"the gripper holds '{self.held}': place it before picking '{name}'")
+        state = self._state(name)
+        centre, size = state.pose.position, state.size
+        yaw = _nearest_quarter(state.pose.yaw)
+        top = _box(state)[1].z
+        grip_z = max(centre.z, top - FINGER_DEPTH)
+        self._grip(OPEN_WIDTH)
+        self._move(centre.with_z(max(top + CLEARANCE, self._carry_z(0.0))), yaw)
+        self._move(centre.with_z(grip_z), yaw)
+        width = self._grip(None)
+        if abs(width - size.y) > GRIP_SLACK:
+            self._grip(OPEN_WIDTH)
+            self._move(centre.with_z(top + CLEARANCE), yaw)
+            raise GraspError(
+                f"the fingers closed to {width * 1000:.0f} mm on '{name}', which is "
+                f"{size.y * 1000:.0f} mm wide: it was not between them (look at where it is now)"
+            )
+        self.held, self._held_offset = name, centre.z - grip_z
+        self._move(centre.with_z(self._carry_z(size.z)), yaw)
+
+    def place(self, pose: Pose) -> None:
+        """Set the held object's centre down at a pose, let go and draw back up."""
+        if self.held is None:
+            raise GraspError("nothing is held: pick an object before placing it")
+        held = self.held
+        where, yaw = pose.position, _nearest_quarter(pose.yaw)
+        tool_z = where.z - self._held_offset
+        self._move(where.with_z(self._carry_z(self._state(held).size.z)), yaw)
+        self._move(where.with_z(tool_z), yaw)
+        self._grip(OPEN_WIDTH)
+        self.held = None
+        self.perception.placed(held, Pose(where, quat_from_yaw(yaw)))
+        self._move(where.with_z(min(tool_z + RETREAT, self.limits.high.z)), yaw)
+
+    def put_first_on_second(self, obj: str, target: str | Pose, yaw: float | None) -> None:
+        """Pick an object and set it on another (centred on its top) or at a pose's x, y.
+
+        Either way it lands on the highest surface under that point: an occupied target gets
+        it on top of what is there.
+        """
+        where = self._state(target).pose if isinstance(target, str) else target
+        x, y = where.position.x, where.position.y
+        surface = max(
+            [TABLE_Z]
+            + [
+                high.z
+                for name, state in self.perception.objects().items()
+                if name != obj
+                for low, high in [_box(state)]
+                if low.x <= x <= high.x and low.y <= y <= high.y
+            ]
+        )
+        height = self._state(obj).size.z
+        self.pick(obj)
+        turn = where.yaw if yaw is None else yaw
+        self.place(Pose(Point(x, y, surface + height / 2 + DROP), quat_from_yaw(turn)))
+
+
+def _nearest_quarter(yaw: float) -> float:
+    """The turn within 45 degrees of none that matches ``yaw`` up to quarter turns.
+
+    A cube looks the same after a quarter turn: the wrist takes the smallest turn that grips it.
+    """
+    return wrap_angle(yaw - QUARTER * round(yaw / QUARTER))
+
+
+def _box(state: ObjectState) -> tuple[Point, Point]:
+    """The world-aligned box around an object's box."""
+    half = np.array([state.size.x, state.size.y, state.size.z]) / 2
+    extent = np.abs(state.pose.rotation_matrix()) @ half
+    centre = state.pose.position.as_array()
+    return Point.of(centre - extent), Point.of(centre + extent)

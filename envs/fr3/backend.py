@@ -1,0 +1,120 @@
+"""The FR3 as a lyra backend: franky-sim started in this process, or the arm at an address.
+
+Made with no ``host``, it runs franky-sim on 127.0.0.1 and lays each scene out there on
+``reset`` (a fresh simulator each time, so a seed starts where every other one does); made with
+the address of a real FR3 (or of a franky-sim started elsewhere), ``reset`` lays nothing out: it
+checks that perception sees the scene's objects. Snapshots, comparison and the scene listing
+are :class:`envs.mujoco_parts.MujocoBackend`'s (1 cm; there are no joints).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from envs.fr3 import SPEC
+from envs.fr3.arm import FR3Arm
+from envs.fr3.perception import Perception, SimPerception, StaticPerception
+from envs.fr3.safety import Limits
+from envs.fr3.scene import FR3Scene
+from envs.fr3.sim import FrankySim, require_franky
+from envs.mujoco_parts import MujocoBackend
+from lyra.embodiment import WorldState
+from lyra.errors import LyraError
+
+
+class FR3Backend(MujocoBackend):
+    """An :class:`~envs.fr3.arm.FR3Arm` behind the lyra Backend protocol.
+
+    Args:
+        host: the robot's (or a running franky-sim's) address; None starts franky-sim here.
+        perception: where object poses come from with a ``host``: a :class:`Perception`, or
+            the path of a YAML file of poses (:class:`StaticPerception`).
+        limits: the workspace box, speed cap and joint margin every motion is checked against.
+        speed: the dynamics factor motions run at (clamped to ``limits.max_speed``).
+    """
+
+    spec = SPEC
+    arm: FR3Arm
+    # From in front of the robot and to its right, over the table it stands on.
+    view: ClassVar[Mapping[str, Any]] = {
+        "lookat": (0.5, 0.0, 0.05),
+        "distance": 1.3,
+        "azimuth": 200.0,
+        "elevation": -30.0,
+    }
+
+    def __init__(
+        self,
+        host: str | None = None,
+        perception: Perception | str | Path | None = None,
+        limits: Limits | None = None,
+        speed: float = 0.3,
+    ) -> None:
+        super().__init__()
+        self._franky = require_franky()
+        if host is not None and perception is None:
+            raise LyraError("a robot at an address needs perception: a Perception or a poses file")
+        self._host = host
+        self._perception = (
+            StaticPerception(perception) if isinstance(perception, str | Path) else perception
+        )
+        self._limits = limits or Limits()
+        self._speed = speed
+        self._sim: FrankySim | None = None
+        self._arm: FR3Arm | None = None  # connected on the first reset (``arm`` from then on)
+
+    def reset(self, scene: Any, seed: int, perturb: int = 0) -> None:
+        """Lay the scene out (franky-sim here) or check the robot's table shows it.
+
+        The seed moves nothing and ``perturb`` nudges nothing: franky-sim's own timing already
+        varies from run to run more than a micrometre would.
+        """
+        spec = scene if isinstance(scene, FR3Scene) else FR3Scene.model_validate(scene)
+        if self._host is None:
+            self._close_connection()
+            self._sim = FrankySim(spec)
+            self._arm = self._connect(self._sim.host, SimPerception(self._sim.sim, spec))
+            self._arm.env = self._sim.sim
+        else:
+            assert self._perception is not None  # (the constructor insists)
+            if self._arm is None:
+                self._arm = self._connect(self._host, self._perception)
+            missing = {cube.name for cube in spec.objects} - set(self._perception.objects())
+            if missing:
+                raise LyraError(
+                    f"perception does not see {', '.join(sorted(missing))}: set the table up "
+                    "as the scene says before running it on the robot"
+                )
+        self._arm.restart_clock()
+        self.arm = self._arm
+
+    def _connect(self, host: str, perception: Perception) -> FR3Arm:
+        return FR3Arm(self._franky, host, perception, self._limits, self._speed)
+
+    def world_state(self) -> WorldState:
+        """The objects as perception sees them."""
+        return WorldState(self.arm.world_state())
+
+    def park(self) -> None:
+        """Leave the arm where it is: the plan ended with it drawn back up, clear of the table."""
+
+    def render(self) -> np.ndarray:
+        """A frame of franky-sim's world (a real robot has no camera here yet)."""
+        if self.arm.env is None:
+            raise LyraError("the fr3 backend renders franky-sim only: this robot has no camera")
+        return super().render()
+
+    def close(self) -> None:
+        """Close the renderer, the connection and franky-sim."""
+        self.close_renderer()
+        self._close_connection()
+
+    def _close_connection(self) -> None:
+        self._arm = None  # franky closes its connections as the objects go
+        if self._sim is not None:
+            self._sim.close()
+            self._sim = None
