@@ -476,9 +476,9 @@ def test_run_refuses_an_unbuilt_backend_and_a_missing_scene(
     monkeypatch.setenv("LYRA_WORKSPACE", str(learnt.root))
     (learnt.root / "scene.yaml").write_text("objects: [{type: block, color: red}]\n")
     scene = str(learnt.root / "scene.yaml")
-    assert main(["run", "Stack the blocks.", "--scene", scene, "--backend", "fr3"]) == 1
+    assert main(["run", "Stack the blocks.", "--scene", scene, "--backend", "ur5"]) == 1
     assert capsys.readouterr().err == (
-        "lyra: no backend named 'fr3'. Known backends: kitchen, metaworld, ravens (a backend package "
+        "lyra: no backend named 'ur5'. Known backends: fr3, kitchen, metaworld, ravens (a backend package "
         "registers itself in the 'lyra.backends' entry-point group)\n"
     )
     assert main(["run", "Stack the blocks."]) == 1

@@ -10,6 +10,7 @@ the vertical, and passes :mod:`envs.fr3.safety` before franky sends anything.
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -61,7 +62,13 @@ class FR3Arm:
         self, franky: Any, host: str, perception: Perception, limits: Limits, speed: float
     ) -> None:
         self._franky = franky
+        # franky.Robot raises the thread that makes it to SCHED_FIFO 99 (as root it can, even
+        # told to ignore real time), and the thread keeps it: all of lyra, the simulators and
+        # the tests after it would run at real-time priority. Motions run asynchronously, in
+        # franky's own thread, which raises itself; this one goes back to what it was.
+        policy, priority = os.sched_getscheduler(0), os.sched_getparam(0)
         self.robot = franky.Robot(host, realtime_config=franky.RealtimeConfig.Ignore)
+        os.sched_setscheduler(0, policy, priority)
         self.gripper = franky.Gripper(host)
         self.perception = perception
         self.limits = limits

@@ -179,7 +179,7 @@ def test_every_problem_is_reported(tmp_path: Path) -> None:
     )
     path = write(tmp_path, text)
     assert error_of(path).splitlines() == [
-        f"{path}:2: backend: no backend named 'mujoco'; registered backends: kitchen, metaworld, ravens",
+        f"{path}:2: backend: no backend named 'mujoco'; registered backends: fr3, kitchen, metaworld, ravens",
         f"{path}:12: tasks.0.seeds.0: Input should be a valid integer, unable to parse string "
         "as an integer",
     ]
@@ -320,13 +320,13 @@ MALFORMED = {
     ),
     "unregistered_backend": (
         "backend: ravens",
-        "backend: fr3",
-        "{path}:2: backend: no backend named 'fr3'; registered backends: kitchen, metaworld, ravens",
+        "backend: ur5",
+        "{path}:2: backend: no backend named 'ur5'; registered backends: fr3, kitchen, metaworld, ravens",
     ),
     "unregistered_task_backend": (
         "  - id: tower\n",
-        "  - id: tower\n    backend: fr3\n",
-        "{path}:16: tasks.1.backend: no backend named 'fr3'; registered backends: kitchen, metaworld, ravens",
+        "  - id: tower\n    backend: ur5\n",
+        "{path}:16: tasks.1.backend: no backend named 'ur5'; registered backends: fr3, kitchen, metaworld, ravens",
     ),
     "scene_that_cannot_be_laid_out": (
         "        - {type: block, color: blue}",

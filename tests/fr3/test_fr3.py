@@ -6,6 +6,7 @@ Each pick-and-place takes about 4 s of the robot's clock (the sim runs at ~0.7-0
 from __future__ import annotations
 
 import math
+import os
 import time
 from pathlib import Path
 
@@ -75,6 +76,18 @@ def test_a_speed_factor_above_the_cap_is_clamped(franky_sim: FrankySim) -> None:
     assert backend.arm.set_speed(5.0) == pytest.approx(0.3)
     assert backend.arm.set_speed(0.1) == pytest.approx(0.1)
     backend.close()
+
+
+def test_connecting_leaves_this_threads_scheduling_as_it_was(franky_sim: FrankySim) -> None:
+    # franky.Robot raises the thread that makes it to SCHED_FIFO 99; kept, every test after
+    # this one ran at real-time priority, and workers forked later inherited it.
+    before = (os.sched_getscheduler(0), os.sched_getparam(0))
+    backend = FR3Backend(franky_sim.host, SimPerception(franky_sim.sim, CUBES))
+    backend.reset(CUBES, 0)
+    try:
+        assert (os.sched_getscheduler(0), os.sched_getparam(0)) == before
+    finally:
+        backend.close()
 
 
 @pytest.mark.slow

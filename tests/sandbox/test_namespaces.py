@@ -253,13 +253,13 @@ def test_the_trusted_sides_scheduling_is_out_of_reach(unprivileged: int, ravens:
     assert result.ok, result.feedback
     assert result.output == f"{[['refused'] * 3] * 3}\n"
     assert {pid: scheduling(pid) for pid in before} == before
-    # The next worker, forked from the zygote, starts as the trusted side does.
+    # The next worker, forked from the zygote, starts as the zygote is, untouched.
     after = run_code(
         ESCAPE + "print(os.getpriority(os.PRIO_PROCESS, 0), sorted(os.sched_getaffinity(0)), "
         "os.sched_getscheduler(0))\n",
         ravens,
     )
-    nice, affinity, policy = before[os.getpid()]
+    nice, affinity, policy = before[_ZYGOTE._process.pid]
     assert after.output == f"{nice} {sorted(affinity)} {policy}\n", after.feedback
 
 
