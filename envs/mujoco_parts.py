@@ -51,6 +51,18 @@ def _fma(x: float, y: float, z: float) -> float:
     return (xn * yn * zd + zn * xd * yd) / (xd * yd * zd)
 
 
+def rotation_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """The rotation vector that turns ``current`` into ``target`` (both 3x3, world frame)."""
+    # Imported here: each backend sets MUJOCO_GL before it imports mujoco, after this module.
+    import mujoco
+
+    quat = np.zeros(4)
+    mujoco.mju_mat2Quat(quat, (target @ current.T).flatten())
+    velocity = np.zeros(3)
+    mujoco.mju_quat2Vel(velocity, quat, 1.0)
+    return velocity
+
+
 def subtree_box(
     model: Any, data: Any, root: int, keep: Callable[[int], bool] = lambda geom: True
 ) -> tuple[np.ndarray, np.ndarray]:

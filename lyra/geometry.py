@@ -78,6 +78,13 @@ class Size:
     z: float
 
 
+def aligned_box(pose: Pose, size: Size) -> tuple[Point, Point]:
+    """The lowest and highest corners of the world-aligned box around a box at ``pose``."""
+    half = np.abs(pose.rotation_matrix()) @ (np.array([size.x, size.y, size.z]) / 2)
+    centre = pose.position.as_array()
+    return Point.of(centre - half), Point.of(centre + half)
+
+
 def quat_from_yaw(yaw: float) -> tuple[float, float, float, float]:
     """Return the (x, y, z, w) quaternion of a rotation by ``yaw`` about z."""
     return (0.0, 0.0, math.sin(yaw / 2.0), math.cos(yaw / 2.0))

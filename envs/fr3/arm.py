@@ -21,7 +21,7 @@ from envs.fr3.perception import Perception
 from envs.fr3.safety import Limits, check_box, check_path, clamp_speed
 from lyra.embodiment import ObjectState, WorkspaceBox
 from lyra.errors import GraspError, MotionError, StoppedError, UnknownObjectError
-from lyra.geometry import Point, Pose, Size, quat_from_yaw, wrap_angle
+from lyra.geometry import Point, Pose, Size, aligned_box, quat_from_yaw, wrap_angle
 
 T = TypeVar("T")
 TABLE_Z = 0.0
@@ -302,8 +302,4 @@ def _nearest_quarter(yaw: float) -> float:
 
 
 def _box(state: ObjectState) -> tuple[Point, Point]:
-    """The world-aligned box around an object's box."""
-    half = np.array([state.size.x, state.size.y, state.size.z]) / 2
-    extent = np.abs(state.pose.rotation_matrix()) @ half
-    centre = state.pose.position.as_array()
-    return Point.of(centre - extent), Point.of(centre + extent)
+    return aligned_box(state.pose, state.size)

@@ -15,6 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
+from envs.mujoco_parts import rotation_error
 from lyra.errors import LyraError, UnreachablePoseError
 from lyra.geometry import Point
 
@@ -123,25 +124,11 @@ def _solve(kinematics: Kinematics, q: np.ndarray, target: np.ndarray) -> np.ndar
     """Damped least squares from ``q`` to the target pose; None if it does not converge."""
     for _ in range(ITERATIONS):
         pose = kinematics.pose(q)
-        error = np.concatenate([target[:3, 3] - pose[:3, 3], _rotation_error(target, pose)])
+        turn = rotation_error(target[:3, :3], pose[:3, :3])
+        error = np.concatenate([target[:3, 3] - pose[:3, 3], turn])
         if float(np.abs(error).max()) < SOLVED:
             return q
         jacobian = kinematics.jacobian(q)
         step = jacobian.T @ np.linalg.solve(jacobian @ jacobian.T + DAMPING**2 * np.eye(6), error)
         q = q + step
     return None
-
-
-def _rotation_error(target: np.ndarray, pose: np.ndarray) -> np.ndarray:
-    """The rotation vector turning ``pose`` onto ``target``, in the base frame."""
-    r = target[:3, :3] @ pose[:3, :3].T
-    angle = math.acos(max(-1.0, min(1.0, (float(np.trace(r)) - 1) / 2)))
-    axis = np.array([r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]])
-    if math.sin(angle) > 1e-6:
-        return angle * axis / (2 * math.sin(angle))
-    if angle < 1.0:
-        return 0.5 * axis
-    # A half turn: R = 2 a a^T - I, so the axis is read from the diagonal and one row.
-    k = int(np.argmax(np.diag(r)))
-    a = r[k] / math.sqrt(2 * (r[k, k] + 1))
-    return math.pi * a

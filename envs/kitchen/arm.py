@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from envs.kitchen.tasks import JOINTS, TASKS, THINGS, Thing
-from envs.mujoco_parts import ArmParts, StepBudgetError, subtree_box
+from envs.mujoco_parts import ArmParts, StepBudgetError, rotation_error, subtree_box
 from lyra.embodiment import WorkspaceBox
 from lyra.errors import (
     GraspError,
@@ -89,18 +89,9 @@ class Plan:
     by_joints: bool
 
 
-def _rotation_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
-    """The rotation vector that turns ``current`` into ``target`` (both 3x3, world frame)."""
-    quat = np.zeros(4)
-    mujoco.mju_mat2Quat(quat, (target @ current.T).flatten())
-    velocity = np.zeros(3)
-    mujoco.mju_quat2Vel(velocity, quat, 1.0)
-    return velocity
-
-
 def _turn_between(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, float]:
     """The unit axis and the angle (radians) of the turn from one frame to another."""
-    turn = _rotation_error(end, start)
+    turn = rotation_error(end, start)
     angle = float(np.linalg.norm(turn))
     return (turn / angle if angle > 1e-9 else np.array([0.0, 0.0, 1.0])), angle
 
@@ -351,7 +342,7 @@ class KitchenArm(ArmParts):
             error = np.concatenate(
                 [
                     site_target - scratch.site_xpos[self._site],
-                    _rotation_error(frame, scratch.site_xmat[self._site].reshape(3, 3)),
+                    rotation_error(frame, scratch.site_xmat[self._site].reshape(3, 3)),
                 ]
             )
             miss = float(np.linalg.norm(error[:3])) + 0.03 * float(np.linalg.norm(error[3:]))
@@ -662,5 +653,5 @@ class KitchenArm(ArmParts):
             _about(axis, math.radians(angle_deg)) @ self._orientation,
             turn_speed=KNOB_SPEED,
         )
-        turned = _rotation_error(self._frame(), before)
+        turned = rotation_error(self._frame(), before)
         return math.degrees(float(np.dot(turned, axis)))

@@ -28,7 +28,7 @@ from lyra.errors import (
     UnknownObjectError,
     UnreachablePoseError,
 )
-from lyra.geometry import Point, Pose, Size, quat_to_matrix, wrap_angle
+from lyra.geometry import Point, Pose, Size, aligned_box, quat_to_matrix, wrap_angle
 
 ARM_JOINTS = tuple(range(7))
 FINGER_JOINTS = (9, 10)
@@ -369,10 +369,7 @@ class Tabletop:
 
     def bounding_box(self, name: str) -> tuple[Point, Point]:
         """World-aligned box around an object, computed from its pose and size (no margins)."""
-        pose = self.object_pose(name)
-        half = np.abs(pose.rotation_matrix()) @ (np.array(self._body(name).placed.size) / 2)
-        centre = pose.position.as_array()
-        return Point.of(centre - half), Point.of(centre + half)
+        return aligned_box(self.object_pose(name), self.object_size(name))
 
     def ee_pose(self) -> Pose:
         """Pose of the tool point (the closed fingertips), gripper pointing down."""
