@@ -467,6 +467,12 @@ class _Run:
         elif level == 0 and root in ALLOWED_MODULES and not _hidden_module(name):
             module = importlib.import_module(name)
             return _view(module if fromlist else importlib.import_module(root), self.views)
+        elif level == 0 and root in ALLOWED_MODULES and not fromlist and name in sys.modules:
+            # numpy's C code imports its private parts on first use (ndarray.sum imports
+            # numpy._core._methods) through the __import__ of the frame that runs, for the
+            # side effect only, then takes the module from sys.modules itself. The zygote
+            # loaded them all; what `import a._b` binds is the view of `a`.
+            return _view(importlib.import_module(root), self.views)
         raise ImportError(f"importing '{name}' is not allowed here")
 
     def _primitives(self) -> types.ModuleType:

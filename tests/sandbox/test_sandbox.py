@@ -275,6 +275,15 @@ def test_numpy_arrays_cannot_write_files(table: FakeTable) -> None:
     )
 
 
+def test_numpy_methods_that_import_their_own_private_parts_run(table: FakeTable) -> None:
+    # ndarray.sum imports numpy._core._methods on first use, through the running frame's
+    # __import__: the code's own, which refuses private modules.
+    result = run(
+        "import numpy as np\nx = np.arange(5.0)\nprint(x.sum(), x.mean(), x.std())\n", table
+    )
+    assert (result.ok, result.output) == (True, "10.0 2.0 1.4142135623730951\n"), result.feedback
+
+
 # -- stopped while running -------------------------------------------------------------------
 
 
