@@ -137,7 +137,7 @@ class BackendSpec:
             out, before anything moves, without a simulator: an evaluation suite then draws
             another layout where an instruction would be done by doing nothing. None: unchecked.
         tolerance: how close, in metres, its motions bring an object or the tool to a target.
-        confinement: the OS confinement layers (``lyra.sandbox.LAYERS``) generated code must
+        confinement: the confinement layers (``lyra.sandbox.LAYERS``) generated code must
             run under on this backend, or not run at all: a real robot requires them all.
         compatible: other backends whose learnt examples may be shown when planning here.
         must_let_go: whether a plan that ends holding an object has failed (on the tabletop it

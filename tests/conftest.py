@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from lyra.backend import Backend, make
+from lyra.sandbox import LAYERS, rules_on, run_code
 from tests.chat_server import ChatServer
 
 
@@ -36,3 +37,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="write the prompts as rendered today to tests/prompts/ (see tests/test_prompts.py)",
     )
+
+
+def pytest_report_header() -> str:
+    """The layers generated code runs under here, so that a report says what was tested."""
+    from tests.sandbox.conftest import FakeTable
+
+    confined = run_code("x = 1\n", FakeTable()).confined
+    missing = [layer for layer in LAYERS if layer not in confined]
+    return f"sandbox layers: {', '.join(confined)}; missing: {', '.join(missing) or 'none'}"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if rules_on():
+        return
+    skip = pytest.mark.skip(reason="the rules layer is off (LYRA_SANDBOX_RULES=off)")
+    for item in items:
+        if item.get_closest_marker("rules"):
+            item.add_marker(skip)

@@ -29,9 +29,10 @@ from typing import Any
 
 from lyra import api
 from lyra.embodiment import use
+from lyra.errors import LyraError
 from lyra.policy import MAX_SOURCE_BYTES
 from lyra.sandbox import wire
-from lyra.sandbox.confine import LAYERS, Limits
+from lyra.sandbox.confine import OS_LAYERS, Limits
 from lyra.sandbox.worker import MAX_FEEDBACK_CHARS, MAX_OUTPUT_CHARS, ErrorKind
 from lyra.sandbox.zygote import Worker, fork_worker
 
@@ -54,6 +55,8 @@ __all__ = [
 # its deadline check stops Python loops itself; only a call that never returns needs the kill.
 GRACE_S = 2.0
 _KINDS = ("policy", "syntax", "timeout", "budget", "exception")
+# Every layer a run may have: the Python-level rules, then the operating system's.
+LAYERS = ("rules", *OS_LAYERS)
 
 # What runs a primitive call that arrived from the worker: (name, args, kwargs) -> its value,
 # called with the target active. Raising is the call's error, sent back to the code.
@@ -335,7 +338,20 @@ def _setup(
         "interactive": interactive,
         "limits": dataclasses.asdict(limits),
         "require": list(require),
+        "rules": rules_on(),
     }
+
+
+def rules_on() -> bool:
+    """Whether generated code is held to the Python-level rules, the ``rules`` layer.
+
+    On unless ``LYRA_SANDBOX_RULES=off``, which runs the suite's hostile code against the OS
+    layers alone; a run that requires the layer (a real robot) then refuses.
+    """
+    value = os.environ.get("LYRA_SANDBOX_RULES", "on")
+    if value not in ("on", "off"):
+        raise LyraError(f"LYRA_SANDBOX_RULES is {value!r}: set it to 'on' or 'off'")
+    return value == "on"
 
 
 @contextlib.contextmanager

@@ -42,11 +42,14 @@ from lyra.policy import (
     parse_generated,
 )
 from lyra.sandbox import wire
-from lyra.sandbox.confine import Confinement, Limits, confine
+from lyra.sandbox.confine import Confinement, Limits, confine, refused_call
 
 ErrorKind = Literal["policy", "syntax", "timeout", "budget", "exception"]
 
 MAX_OUTPUT_CHARS = 20_000
+# How the Python-level rules (the AST policy, restricted builtins, allow-listed imports and
+# module views: the ``rules`` layer) are turned off, to see what the OS layers hold alone.
+RULES_OFF = "LYRA_SANDBOX_RULES=off"
 MAX_FEEDBACK_CHARS = 20_000
 
 _TICK = "__lyra_tick__"
@@ -163,7 +166,13 @@ def serve(sock: socket.socket) -> None:
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     setup = wire.receive(sock)
+    rules = setup["rules"] is True
     confinement = confine(Path(setup["scratch"]), Limits(**setup["limits"]))
+    if rules:
+        confinement = Confinement(("rules", *confinement.applied), confinement.missing)
+    else:
+        missing = {"rules": f"turned off ({RULES_OFF})", **confinement.missing}
+        confinement = Confinement(confinement.applied, missing)
     refusal = _unconfined(setup["require"], confinement)
     run = _Run(
         setup["skills"],
@@ -172,6 +181,7 @@ def serve(sock: socket.socket) -> None:
         wire.decode(setup["globals"]),
         setup["functions"],
         interactive=bool(setup["interactive"]),
+        rules=rules,
     )
     # Interactive blocks print their expression statements' values through this hook.
     sys.displayhook = run.display
@@ -264,8 +274,10 @@ class _Run:
         functions: Iterable[str],
         *,
         interactive: bool,
+        rules: bool = True,
     ) -> None:
         self.filename = ""
+        self.rules = rules
         self.skills = skills
         self.code_seconds = code_seconds
         self.interactive = interactive
@@ -285,7 +297,9 @@ class _Run:
         self.skill_modules: dict[str, types.ModuleType] = {}
         self.views: dict[str, types.ModuleType] = {}
         self.builtins = {
-            name: value for name, value in vars(builtins).items() if name not in _REFUSED_BUILTINS
+            name: value
+            for name, value in vars(builtins).items()
+            if name not in _REFUSED_BUILTINS or not rules
         }
         self.builtins.update({"__import__": self.import_, "print": self.print_, _TICK: self.tick})
         self.namespace: dict[str, Any] = {
@@ -348,9 +362,9 @@ class _Run:
 
     def _check(self, tree: ast.Module, filename: str) -> list[Violation]:
         """Violations of a module and of every skill module it imports, transitively."""
-        violations = check_tree(tree, filename)
+        violations = check_tree(tree, filename) if self.rules else []
         for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and node.attr in _REFUSED_ATTRIBUTES:
+            if self.rules and isinstance(node, ast.Attribute) and node.attr in _REFUSED_ATTRIBUTES:
                 violations.append(
                     Violation(
                         filename,
@@ -454,7 +468,10 @@ class _Run:
         fromlist: Iterable[str] | None = (),
         level: int = 0,
     ) -> types.ModuleType:
-        """``__import__`` for generated code: checked skills and views of allowed modules."""
+        """``__import__`` for generated code: checked skills and views of allowed modules.
+
+        With the rules off, any other module as it is.
+        """
         root = name.partition(".")[0]
         if level == 0 and root == "skills" and fromlist:
             skill = name.partition(".")[2]
@@ -464,6 +481,8 @@ class _Run:
                 return self._run_skill(skill)
         elif level == 0 and name == "lyra.api":
             return self._primitives()
+        elif not self.rules:
+            return builtins.__import__(name, globals, locals, tuple(fromlist or ()), level)
         elif level == 0 and root in ALLOWED_MODULES and not _hidden_module(name):
             module = importlib.import_module(name)
             return _view(module if fromlist else importlib.import_module(root), self.views)
@@ -573,6 +592,12 @@ def _message(error: BaseException) -> str:
         text = str(error)
     except BaseException:  # a hostile __str__: raise, SystemExit, the deadline's stop
         return ""
+    if issubclass(type(error), OSError):
+        # Read from the slot, past any property a subclass defines.
+        number = vars(OSError)["errno"].__get__(error)
+        call = refused_call(number) if type(number) is int else None
+        if call is not None:
+            text = str.replace(text, f"Unknown error {number}", f"the sandbox refused {call}")
     return _plain(text, _MESSAGE_CHARS)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import platform
 import shutil
 import socket
 import struct
@@ -23,7 +24,7 @@ import yaml
 
 import lyra.embodiment
 from lyra.backend import Backend
-from lyra.sandbox import run_code, wire
+from lyra.sandbox import confine, rules_on, run_code, wire
 
 REPO = Path(__file__).resolve().parents[2]
 SCENE = {
@@ -439,6 +440,14 @@ ESCAPE = (
     "functools.update_wrapper(W(), dataclasses.dataclass, assigned=(), updated=(key,))\n"
     "os = g['sys'].modules['os']\n"
 )
+
+
+def refused(call: str) -> str:
+    """The feedback on a call the seccomp layer refuses: its errno names it."""
+    number = confine._REFUSED_ERRNO + confine._ARCHES[platform.machine()][1][call]
+    return f"OSError: [Errno {number}] the sandbox refused {call}"
+
+
 ESCAPED: dict[str, tuple[str, str, str]] = {
     "escaped: os.system": (
         ESCAPE + "assert os.system('touch /tmp/lyra-pwned') == 0, 'no shell'\n",
@@ -461,12 +470,13 @@ ESCAPED: dict[str, tuple[str, str, str]] = {
         "exception",
         "PermissionError: [Errno 13] Permission denied",
     ),
-    "escaped: fork": (ESCAPE + "os.fork()\n", "exception", "PermissionError"),
+    "escaped: fork": (ESCAPE + "os.fork()\n", "exception", refused("clone")),
     "escaped: a socket": (
         ESCAPE + "g['sys'].modules['socket'].socket()\n",
         "exception",
-        "PermissionError: [Errno 1] Operation not permitted",
+        refused("socket"),
     ),
+    "escaped: a call no plan needs": (ESCAPE + "os.uname()\n", "exception", refused("uname")),
     # Defining __str__ passes the AST layer (a def's name is not checked as a dunder), but
     # os._exit needs the escape: only the trusted side can say what ended the process.
     "escaped: __str__ that ends the process": (
@@ -484,12 +494,62 @@ ESCAPED: dict[str, tuple[str, str, str]] = {
         "budget",
         "the code called more than 1000 primitives (the limit) and was stopped",
     ),
+    # getppid is refused too, and returns -1: kill(-1) would signal every process it may.
     "escaped: signal the trusted process": (
         ESCAPE + "os.kill(os.getppid(), 9)\n",
         "exception",
-        "PermissionError",
+        refused("kill"),
     ),
 }
+
+
+# With the rules layer off (LYRA_SANDBOX_RULES=off), what the OS layers alone make of the
+# snippets whose outcome changes. Those that run ("ok") read the run's own namespace, the
+# interpreter's internals or modules already loaded: nothing of the host's. The files and the
+# processes are the OS layers' to keep, and the checks after each run see that they did.
+OK = ("ok", "")
+DENIED = "PermissionError: [Errno 13] Permission denied"
+WITHOUT_RULES: dict[str, tuple[str, str] | None] = {
+    **dict.fromkeys(
+        (
+            *("wraps then read a copied dict", "a frame from a generator", "a traceback's frame"),
+            *("subclasses of object", "getattr with a string", "vars of a function", "globals()"),
+            *("update_wrapper asked for __globals__ by name", "dataclasses reaching sys"),
+            *("ForwardRef evaluation", "dispatch on a string annotation", "typing.sys"),
+            *("get_type_hints on a string annotation", "typing's private evaluator"),
+            *("a match class pattern reads __globals__", "import os", "importlib", "__import__"),
+            *("a format template built at run time reads __globals__", "exec a string"),
+            "collections reaching sys",
+        ),
+        OK,
+    ),
+    "a forward reference from a subscript, evaluated": (
+        "exception",
+        "AttributeError: 'tuple' object has no attribute 'x'",
+    ),
+    "patch a primitive's module": (
+        "exception",
+        "ImportError: cannot import name 'api' from 'lyra.api'",
+    ),
+    "open a file": ("exception", f"{DENIED}: '/etc/passwd'"),
+    "numpy.save": ("exception", f"{DENIED}: '/tmp/lyra-x.npy'"),
+    "numpy.load": ("exception", f"{DENIED}: '/etc/passwd'"),
+    "numpy.fromfile": ("exception", f"{DENIED}: '/etc/passwd'"),
+    "ndarray.tofile": ("exception", f"{DENIED}: '/tmp/lyra-x'"),
+    "numpy.lib.npyio.os": (
+        "exception",
+        "AttributeError: module 'numpy.lib.npyio' has no attribute 'os'",
+    ),
+    # Imports unittest, which a worker of its own uid reads where Python lies outside root's
+    # home, and fails to where it lies inside: either outcome leaves the host as it was.
+    "numpy.testing's runner": None,
+}
+
+
+def outcome(name: str) -> tuple[str, str] | None:
+    """A snippet's (error kind, start of the feedback) under this run's layers; None: either."""
+    _, kind, feedback = {**HOSTILE, **ESCAPED}[name]
+    return (kind, feedback) if rules_on() else WITHOUT_RULES.get(name, (kind, feedback))
 
 
 # The run after each hostile one: it must find the worker, the pipe and the backend as usual.
@@ -503,7 +563,8 @@ def digest(folder: Path) -> str:
 
 @pytest.mark.parametrize("name", [*HOSTILE, *ESCAPED])
 def test_hostile_code_leaves_the_host_as_it_was(name: str, ravens: Backend, tmp_path: Path) -> None:
-    code, kind, feedback = {**HOSTILE, **ESCAPED}[name]
+    code = {**HOSTILE, **ESCAPED}[name][0]
+    expected = outcome(name)
     skills = tmp_path / "skills"
     code = code.replace("SKILLS", repr(str(skills)))
     shutil.copytree(REPO / "skills", skills, ignore=shutil.ignore_patterns("__pycache__"))
@@ -514,8 +575,9 @@ def test_hostile_code_leaves_the_host_as_it_was(name: str, ravens: Backend, tmp_
     started = time.monotonic()
     result = run_code(code, ravens, filename="<task>", skills_root=skills, timeout_s=LIMIT_S)
     elapsed = time.monotonic() - started
-    assert (result.error or "ok") == kind, result.feedback
-    assert result.feedback.startswith(feedback), result.feedback
+    if expected is not None:
+        assert (result.error or "ok") == expected[0], result.feedback
+        assert result.feedback.startswith(expected[1]), result.feedback
     assert len(result.feedback) <= 20_000 and len(result.output) <= 20_000
     assert elapsed < LIMIT_S + 10  # the limit, the kill's grace, a busy machine
     # The host: its files, its simulator's world, its classes and modules.

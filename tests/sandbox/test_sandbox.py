@@ -124,6 +124,7 @@ def test_compile_time_error_is_a_syntax_error(table: FakeTable) -> None:
     )
 
 
+@pytest.mark.rules
 def test_forbidden_import(table: FakeTable) -> None:
     refused(
         run("import os\nos.system('true')\n", table),
@@ -133,6 +134,7 @@ def test_forbidden_import(table: FakeTable) -> None:
     )
 
 
+@pytest.mark.rules
 def test_open_is_refused(table: FakeTable) -> None:
     refused(
         run("text = open('x').read()\n", table),
@@ -143,6 +145,7 @@ def test_open_is_refused(table: FakeTable) -> None:
     )
 
 
+@pytest.mark.rules
 def test_dunder_import_is_refused(table: FakeTable) -> None:
     refused(
         run("os = __import__('os')\n", table),
@@ -153,6 +156,7 @@ def test_dunder_import_is_refused(table: FakeTable) -> None:
     )
 
 
+@pytest.mark.rules
 def test_dunder_walk_is_refused(table: FakeTable) -> None:
     dunder = (
         "<task>:1: attribute '{}' is not allowed: dunder attributes reach interpreter internals; "
@@ -165,6 +169,7 @@ def test_dunder_walk_is_refused(table: FakeTable) -> None:
     )
 
 
+@pytest.mark.rules
 def test_frame_walk_is_refused(table: FakeTable) -> None:
     source = "def g():\n    yield gen.gi_frame.f_back\ngen = g()\n"
     frame = (
@@ -206,6 +211,7 @@ def test_missing_skill_without_a_skills_folder(table: FakeTable) -> None:
     )
 
 
+@pytest.mark.rules
 def test_skill_modules_must_pass_the_policy_transitively(
     table: FakeTable, skills_dir: Path
 ) -> None:
@@ -221,6 +227,7 @@ def test_skill_modules_must_pass_the_policy_transitively(
 # -- os.system by any route ------------------------------------------------------------------
 
 
+@pytest.mark.rules
 @pytest.mark.parametrize(
     ("source", "feedback"),
     [
@@ -266,6 +273,7 @@ def test_os_system_is_unreachable(source: str, feedback: str, table: FakeTable) 
     assert (result.ok, result.error, result.feedback) == (False, "exception", feedback)
 
 
+@pytest.mark.rules
 def test_numpy_arrays_cannot_write_files(table: FakeTable) -> None:
     refused(
         run("import numpy as np\nnp.zeros(3).tofile('x')\n", table),
