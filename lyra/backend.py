@@ -7,6 +7,11 @@ strings, the pieces that are loaded only when needed: the class to build, its sc
 its predicates, its prompt pack and its benchmark tasks. What the spec says directly (name,
 primitives) is what lyra needs without loading anything: to validate a curriculum, to tell which
 backends have a primitive, to filter retrieval.
+
+A backend is a simulator or a robot, and its spec says which. A simulator lays a scene out from
+a seed, can be nudged, and keeps simulated time; a robot does none of these: its time is real
+time. A backend that can be either (the ``fr3``: franky-sim, or the arm at an address) registers
+the simulator's spec; an instance connected to the robot carries ``BackendSpec.for_robot()``.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import difflib
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -56,6 +61,16 @@ def _load(reference: str) -> Any:
     """The object a ``module:attribute`` reference names."""
     module, _, attribute = reference.partition(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+def _build(reference: str, *args: Any, **kwargs: Any) -> Backend:
+    """A backend from the factory a reference names."""
+    from lyra.sandbox.zygote import prestart
+
+    # Code will run against it: the code workers' server imports while the simulator loads.
+    prestart()
+    backend: Backend = _load(reference)(*args, **kwargs)
+    return backend
 
 
 @dataclass(frozen=True)
@@ -147,6 +162,13 @@ class BackendSpec:
         peer_name: what the tables call that peer.
         control_step: simulated seconds of one control step, the finest a motion can be
             stopped at (the Kitchen acts every 80 ms).
+        robot: whether this is a real robot rather than a simulator: it cannot be laid out
+            from a seed or nudged, and its time is real time (a plan's budget is real seconds
+            of its clock and primitive calls); learning, seeds and regression checks run in
+            ``make(name)``, the simulator of the same robot, never on it.
+        connect: builds the backend on a real robot: a function ``(address, **options) ->
+            Backend`` whose instance carries :meth:`for_robot`'s spec; None: a simulator only.
+        simulator: what ``make(name)`` runs, as a refusal to use the robot names it.
     """
 
     name: str
@@ -168,15 +190,47 @@ class BackendSpec:
     peer: str | None = None
     peer_name: str = ""
     control_step: float = 0.01
+    robot: bool = False
+    connect: str | None = None
+    simulator: str = ""
 
     def make(self, **kwargs: Any) -> Backend:
         """Build a new instance of the backend."""
-        from lyra.sandbox.zygote import prestart
+        return _build(self.factory, **kwargs)
 
-        # Code will run against it: the code workers' server imports while the simulator loads.
-        prestart()
-        backend: Backend = _load(self.factory)(**kwargs)
-        return backend
+    def connect_robot(self, address: str, **options: Any) -> Backend:
+        """Connect to the real robot at ``address``; the instance's spec says it is a robot.
+
+        Raises:
+            LyraError: the backend is a simulator only (the message names those with robots).
+        """
+        if self.connect is None:
+            raise _simulator_only(self.name)
+        return _build(self.connect, address, **options)
+
+    def for_robot(self) -> BackendSpec:
+        """This spec as an instance on the real robot has it: a robot, under every layer.
+
+        ``lyra.sandbox.LAYERS`` is read here, not copied: a layer added there is required on
+        every robot from then on.
+        """
+        from lyra.sandbox import LAYERS
+
+        return replace(self, robot=True, confinement=LAYERS)
+
+    def refuse_robot(self, doing: str, command: str) -> LyraError:
+        """Why ``doing`` does not run on this robot, and the command that runs it in simulation.
+
+        Args:
+            doing: what was asked, as the sentence's subject ("lyra check").
+            command: the command line that does it in the simulator of the same robot.
+        """
+        return LyraError(
+            f"{doing} does not run on a robot: a robot can be neither laid out from a seed nor "
+            "nudged, and its time is real time, so learning, seeds and regression checks run "
+            f"in a simulator of the same robot. Run it in {self.simulator or self.name}, the "
+            f"{self.name} backend without --robot:\n  {command}"
+        )
 
     def scene_type(self) -> type[BaseModel]:
         """The pydantic model of this backend's scenes."""
@@ -254,6 +308,10 @@ class Backend(Protocol):
 
     One thread owns a backend: the one that made it. Everything here is called from that thread
     except :meth:`stop`, which another thread may call to preempt a running motion.
+
+    ``spec`` is the instance's own: the registered spec, or on a real robot
+    :meth:`BackendSpec.for_robot`'s, so what reads it (the confinement a run requires, whether
+    it may reset or nudge) reads what this instance is.
     """
 
     spec: BackendSpec
@@ -265,7 +323,10 @@ class Backend(Protocol):
 
     @property
     def sim_time(self) -> float:
-        """Simulated seconds since the last reset (the budget of a run is counted in these)."""
+        """Simulated seconds since the last reset (the budget of a run is counted in these).
+
+        On a robot (``spec.robot``), real seconds of its own clock.
+        """
         ...
 
     def reset(self, scene: Any, seed: int, perturb: int = 0) -> None:
@@ -273,6 +334,8 @@ class Backend(Protocol):
 
         ``perturb`` k > 0 nudges the start by a tiny amount drawn from k (a micrometre on the
         tabletop), so that runs show how far the simulation spreads, as another CPU would.
+        A robot lays nothing out (it checks that the world is as the scene says) and refuses
+        ``perturb``.
         """
         ...
 
@@ -362,6 +425,35 @@ def resolve_alias(name: str) -> str:
 def make(name: str, **kwargs: Any) -> Backend:
     """Build the backend registered under ``name``."""
     return backend_spec(name).make(**kwargs)
+
+
+def robot_spec(name: str | None = None) -> BackendSpec:
+    """The backend a ``--robot`` address is for: ``name``'s, else the only one with robots.
+
+    Raises:
+        LyraError: ``name`` is unknown or a simulator only, or no backend or several connect to
+            robots and none was named.
+    """
+    if name is not None:
+        spec = backend_spec(resolve_alias(name))
+        if spec.connect is None:
+            raise _simulator_only(spec.name)
+        return spec
+    robots = [spec for spec in registered().values() if spec.connect]
+    if len(robots) != 1:
+        raise LyraError(f"--robot needs --backend naming the robot's backend ({_robots()})")
+    return robots[0]
+
+
+def _robots() -> str:
+    return ", ".join(sorted(n for n, s in registered().items() if s.connect)) or "none installed"
+
+
+def _simulator_only(name: str) -> LyraError:
+    return LyraError(
+        f"the {name} backend is a simulator only: there is no robot to connect to (backends "
+        f"with robots: {_robots()})"
+    )
 
 
 def backends_with(primitive: str) -> list[str]:

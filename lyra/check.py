@@ -34,7 +34,11 @@ def check_example(
         example: the accepted example.
         skills_root: the skills folder its plan imports from.
         ended: when given, the plain run's final snapshot is appended to it.
+
+    Raises:
+        LyraError: the backend is a robot (the message names its simulator).
     """
+    _require_simulator(backend)
     scene, seed = example.scene, example.seed
     if scene is None or seed is None:
         return "the example has no scene or seed to replay"
@@ -75,7 +79,11 @@ def check_revision(
 
     Only the revised task's predicate counts: a revision may well leave things elsewhere than
     the plan it replaces did.
+
+    Raises:
+        LyraError: the backend is a robot (the message names its simulator).
     """
+    _require_simulator(backend)
     if revised.scene is None or revised.seed is None:
         return "the example it revises has no scene or seed to replay"
     run = run_episode(
@@ -89,6 +97,12 @@ def check_revision(
         budget=budget,
     )
     return "" if run.ok else run.describe()
+
+
+def _require_simulator(backend: Backend) -> None:
+    """Refuse a robot: a regression check replays a seed and nudges, which only a simulator can."""
+    if backend.spec.robot:
+        raise backend.spec.refuse_robot("a regression check", "lyra check")
 
 
 def check_file(

@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "lyra.demos.cli",
     "lyra.evals.cli",
     "lyra.bench",
+    "lyra.deploy",
     "lyra.memory.cli",
 )
 

@@ -2,7 +2,8 @@
 
 Its budgets are deterministic: simulated seconds and primitive calls, counted in this process,
 plus a limit on the code's own running time between primitive calls. A slow machine makes an
-episode take longer, never end differently.
+episode take longer, never end differently. On a robot (``backend.spec.robot``) the seconds are
+real seconds of its clock, and the code runs only under every confinement layer.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ class Budget:
     """What one episode may use; the first two are the same on every machine.
 
     Attributes:
-        sim_seconds: simulated seconds the plan may take (a house takes about 125).
+        sim_seconds: simulated seconds the plan may take (a house takes about 125); on a robot,
+            real seconds of its clock.
         primitive_calls: lyra.api calls the plan may make.
         code_seconds: wall-clock seconds the code itself may run, time inside primitives not
             counted: a limit on endless loops, far above what any plan computes.

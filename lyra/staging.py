@@ -69,7 +69,7 @@ class RegressionGate:
         for example in examples:
             if example.task == task_key:
                 continue
-            if not edited & _reach(example.skills, tree):
+            if not edited & tree.reach(example.skills):
                 continue
             self.checks += 1
             why = check_example(self.backend(example.backend), example, overlay)
@@ -130,15 +130,3 @@ class RegressionGate:
 def _broken(example: Example, why: str) -> str:
     """An earlier task that an edit breaks, as the next prompt lists it."""
     return f"- {example.task or example.id}: {example.instruction}\n  {why}"
-
-
-def _reach(skills: Sequence[str], tree: SkillTree) -> set[str]:
-    """The skills ``skills`` call, directly or through other skills."""
-    seen: set[str] = set()
-    stack = list(skills)
-    while stack:
-        name = stack.pop()
-        if name not in seen:
-            seen.add(name)
-            stack.extend(tree.callees.get(name, ()))
-    return seen

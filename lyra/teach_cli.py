@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shlex
 import time
 from concurrent.futures import as_completed
 from pathlib import Path
@@ -91,6 +92,7 @@ def register(subparsers: Any) -> None:
         help="instruction: when the plan needs a skill the library lacks, pause, teach that "
         "skill here through the learning loop, then resume the plan with it",
     )
+    robot_option(run)
     common_options(run, add_llm_option, default_teacher="human")
     run.set_defaults(func=_run)
 
@@ -116,7 +118,18 @@ def register(subparsers: Any) -> None:
         "its success predicate alone: N (seeds 0 to N-1) or A:B (seeds A to B-1, e.g. 100:120)",
     )
     add_ray_option(check)
+    robot_option(check)
     check.set_defaults(func=_check)
+
+
+def robot_option(parser: argparse.ArgumentParser) -> None:
+    """``--robot HOST``: a real robot's address (this command refuses it, naming its simulator)."""
+    parser.add_argument(
+        "--robot",
+        metavar="HOST",
+        help="a real robot's address: refused, since this runs seeds in a simulator of the "
+        "robot (the message gives the command); `lyra deploy` runs a plan on the robot",
+    )
 
 
 def add_ray_option(parser: argparse.ArgumentParser) -> None:
@@ -335,6 +348,11 @@ def _check(args: argparse.Namespace) -> int:
     from lyra.workers import worker_pool
     from lyra.workspace import find_workspace
 
+    if args.robot is not None:
+        from lyra.backend import robot_spec
+
+        command = "lyra check" + (f" {shlex.quote(args.curriculum)}" if args.curriculum else "")
+        raise robot_spec().refuse_robot("lyra check", command)
     workspace = find_workspace()
     wanted: set[str] | None = None
     if args.curriculum:
@@ -458,6 +476,18 @@ def _run(args: argparse.Namespace) -> int:
     from lyra.curriculum import load_curricula, load_curriculum
     from lyra.errors import LyraError
 
+    if args.robot is not None:
+        from lyra.backend import robot_spec
+
+        spec = robot_spec(args.backend)
+        refusal = spec.refuse_robot(
+            "lyra run", f"lyra run {shlex.quote(args.target)} --backend {spec.name}"
+        )
+        raise LyraError(
+            f"{refusal}\nThen run an accepted plan on the robot, after a dry run in "
+            f"{spec.simulator or spec.name}:\n  lyra deploy PLAN.py --scene SCENE.yaml --robot "
+            f"{shlex.quote(args.robot)}"
+        )
     target = Path(args.target)
     if target.is_dir():
         curricula = load_curricula(target)

@@ -3,7 +3,8 @@
 Importing this package defines ``SPEC``, the lyra backend ``fr3`` (found through the
 ``lyra.backends`` entry point); franky and franky-sim are imported only when a backend is made.
 Made without a robot's address, the backend starts franky-sim in this process and drives it
-through franky over the libfranka protocol on 127.0.0.1, as it would drive the arm.
+through franky over the libfranka protocol on a loopback address, as it would drive the arm: a
+simulator of the FR3. Connected to an address (``SPEC.connect_robot``), it is the robot.
 """
 
 from lyra.api import ARTICULATION, PRIMITIVES
@@ -23,4 +24,6 @@ SPEC = BackendSpec(
     tolerance=0.01,
     # A stop brakes along franky's trajectory (Ruckig), not within one 1 ms control tick.
     control_step=0.1,
+    connect="envs.fr3.backend:FR3Backend",
+    simulator="franky-sim",
 )

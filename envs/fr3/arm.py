@@ -34,6 +34,7 @@ OPEN_WIDTH = 0.08
 DROP = 0.002  # a placed object is let go this far above where it comes to rest
 RETREAT = 0.1  # the tool point draws back this far up after letting go
 QUARTER = math.pi / 2
+JOIN_SLICE = 0.05  # seconds a motion is waited for at a time
 
 
 class FrankyModel:
@@ -204,11 +205,24 @@ class FR3Arm:
     def _run(self, motion: Any, what: str) -> None:
         self.robot.move(motion, asynchronous=True)
         try:
-            self.robot.join_motion()
+            # Waited for in slices: a Ctrl-C reaches Python only between them, and then stops
+            # the arm (the sandbox's server stops its target) instead of waiting for the end.
+            while not self.robot.join_motion(JOIN_SLICE):
+                pass
         except Exception as error:  # franky's exceptions share no base but Exception
             self.robot.recover_from_errors()
             if self._stop.is_set():
                 raise StoppedError("the robot was stopped during the motion") from None
+            if isinstance(error, self._franky.ControlException):
+                # A reflex, a collision, the user stop: nothing more moves until a person has
+                # looked at the arm and the run starts again from a reset.
+                self._stop.set()
+                raise MotionError(
+                    f"the arm stopped with a control error on its way to {what} ({error}); "
+                    "lyra called recover_from_errors() and the arm holds still. Look at the "
+                    "arm and the table (a collision, the user stop, an object in the way), set "
+                    "the objects back as the scene says, and run the plan again"
+                ) from None
             raise MotionError(f"the arm could not move to {what}: {error}") from None
         if self._stop.is_set():
             raise StoppedError("the robot was stopped during the motion")

@@ -1,9 +1,10 @@
 """The FR3 as a lyra backend: franky-sim started in this process, or the arm at an address.
 
-Made with no ``host``, it runs franky-sim on 127.0.0.1 and lays each scene out there on
-``reset`` (a fresh simulator each time, so a seed starts where every other one does); made with
-the address of a real FR3 (or of a franky-sim started elsewhere), ``reset`` lays nothing out: it
-checks that perception sees the scene's objects. Snapshots, comparison and the scene listing
+Made with no ``host``, it runs franky-sim on a free loopback address and lays each scene out
+there on ``reset`` (a fresh simulator each time, so a seed starts where every other one does): a
+simulator. Made with the address of a real FR3 (or of a franky-sim started elsewhere, standing
+in for one), it is the robot (its spec is ``SPEC.for_robot()``'s): ``reset`` lays nothing out,
+it checks that perception sees the scene's objects. Snapshots, comparison and the scene listing
 are :class:`envs.mujoco_parts.MujocoBackend`'s (1 cm; there are no joints).
 """
 
@@ -32,7 +33,8 @@ class FR3Backend(MujocoBackend):
     Args:
         host: the robot's (or a running franky-sim's) address; None starts franky-sim here.
         perception: where object poses come from with a ``host``: a :class:`Perception`, or
-            the path of a YAML file of poses (:class:`StaticPerception`).
+            the path of a YAML file of poses (:class:`StaticPerception`); None: the poses the
+            scene of the first reset gives its cubes.
         limits: the workspace box, speed cap and joint margin every motion is checked against.
         speed: the dynamics factor motions run at (clamped to ``limits.max_speed``).
     """
@@ -56,8 +58,9 @@ class FR3Backend(MujocoBackend):
     ) -> None:
         super().__init__()
         self._franky = require_franky()
-        if host is not None and perception is None:
-            raise LyraError("a robot at an address needs perception: a Perception or a poses file")
+        if host is not None:
+            # The same backend name serves franky-sim and the arm: this instance is the arm.
+            self.spec = SPEC.for_robot()
         self._host = host
         self._perception = (
             StaticPerception(perception) if isinstance(perception, str | Path) else perception
@@ -72,6 +75,10 @@ class FR3Backend(MujocoBackend):
 
         The seed moves nothing and ``perturb`` nudges nothing: franky-sim's own timing already
         varies from run to run more than a micrometre would.
+
+        Raises:
+            LyraError: on the robot, ``perturb`` was asked for, or perception does not see
+                every object of the scene.
         """
         spec = scene if isinstance(scene, FR3Scene) else FR3Scene.model_validate(scene)
         if self._host is None:
@@ -80,7 +87,10 @@ class FR3Backend(MujocoBackend):
             self._arm = self._connect(self._sim.host, SimPerception(self._sim.sim, spec))
             self._arm.env = self._sim.sim
         else:
-            assert self._perception is not None  # (the constructor insists)
+            if perturb:
+                raise SPEC.refuse_robot("a nudged run", "lyra check")
+            if self._perception is None:
+                self._perception = StaticPerception(spec)
             if self._arm is None:
                 self._arm = self._connect(self._host, self._perception)
             missing = {cube.name for cube in spec.objects} - set(self._perception.objects())

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from envs.fr3.scene import FR3Scene
+from envs.fr3.scene import Cube, FR3Scene
 from lyra.embodiment import ObjectState
 from lyra.errors import LyraError
 from lyra.geometry import Point, Pose, Size, quat_from_yaw
@@ -55,13 +55,17 @@ class SimPerception:
 
 
 class StaticPerception:
-    """Object poses from a YAML file, updated with where the arm sets each object down.
+    """Object poses from a YAML file, or a scene, updated with where the arm sets each down.
 
     The file maps names to ``{position: [x, y, z], yaw_deg: 0, size: [x, y, z], color: red}``
-    in the robot's base frame (``kind`` defaults to ``cube``).
+    in the robot's base frame (``kind`` defaults to ``cube``). A scene gives its cubes where it
+    lays them out: a person set the table up as the scene says.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path | FR3Scene) -> None:
+        if isinstance(path, FR3Scene):
+            self._states = {cube.name: _cube_state(cube) for cube in path.objects}
+            return
         try:
             data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
             self._states = {name: _state(name, entry) for name, entry in data.items()}
@@ -90,3 +94,9 @@ def _state(name: str, entry: dict[str, Any]) -> ObjectState:
         Pose(Point.of(entry["position"]), quat_from_yaw(yaw)),
         Size(*(float(v) for v in entry["size"])),
     )
+
+
+def _cube_state(cube: Cube) -> ObjectState:
+    yaw = math.radians(cube.yaw_deg)
+    pose = Pose(Point(*cube.centre), quat_from_yaw(yaw))
+    return ObjectState(cube.name, "cube", cube.color, pose, Size(cube.size, cube.size, cube.size))

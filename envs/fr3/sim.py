@@ -17,7 +17,6 @@ from lyra.errors import MissingDependencyError
 # MuJoCo picks its GL backend when franky-sim first imports it: EGL renders with no display.
 os.environ.setdefault("MUJOCO_GL", "egl")
 
-HOST = "127.0.0.1"
 CUBE_MASS = 0.1  # kilograms
 RGBA = {
     "red": "0.8 0.2 0.2 1",
@@ -45,22 +44,25 @@ class FrankySim:
         sim: franky-sim's ``MujocoSimulator`` (``sim.model``, ``sim.data`` once started).
     """
 
-    def __init__(self, scene: FR3Scene, host: str = HOST) -> None:
+    def __init__(self, scene: FR3Scene, host: str | None = None) -> None:
         try:
-            from franky_sim import SimulationServer
+            from franky_sim import LocalHostnames, SimulationServer
             from franky_sim.mujoco_simulator import MujocoSimulator
         except ImportError:
             raise MissingDependencyError(
                 f"starting franky-sim needs it installed: {INSTALL}"
             ) from None
-        self.host = host
         self.sim = MujocoSimulator()
         self.sim.init()
         self.sim.add_robot()
         for cube in scene.objects:
             _add_cube(self.sim.worldbody, cube)
-        self._server = SimulationServer(self.sim, hostname_candidates=[host])
+        # franky-sim binds the libfranka ports on one address: a franky-sim already holding
+        # 127.0.0.1 (one standing in for the arm) leaves this one the next loopback address.
+        candidates = LocalHostnames() if host is None else [host]
+        self._server = SimulationServer(self.sim, hostname_candidates=candidates)
         self._server.init()
+        self.host: str = self._server.robot_servers[0].hostname
         self._server.run_async()
 
     def close(self) -> None:

@@ -7,7 +7,7 @@ primitives sit on the bottom row and every skill sits one row above the highest 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -77,6 +77,17 @@ class SkillTree:
             primitives={record.name: record.calls_primitives for record in library},
             summaries={record.name: record.summary for record in library},
         )
+
+    def reach(self, skills: Iterable[str]) -> set[str]:
+        """The skills ``skills`` call, directly or through other skills, and themselves."""
+        seen: set[str] = set()
+        stack = list(skills)
+        while stack:
+            name = stack.pop()
+            if name not in seen:
+                seen.add(name)
+                stack.extend(self.callees.get(name, ()))
+        return seen
 
     def roots(self) -> list[str]:
         """Return the skills no other skill uses, sorted."""
