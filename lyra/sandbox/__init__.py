@@ -611,9 +611,12 @@ class _Server:
             and sim_time is not None
             and (sim_time > self.max_sim_seconds)
         ):
+            spec = getattr(self.target, "spec", None)
+            # A robot's clock is real time (BackendSpec.robot).
+            clock = "the robot's time" if getattr(spec, "robot", False) else "simulated time"
             return (
-                f"the plan used more than {self.max_sim_seconds:g} s of simulated time (the "
-                "limit) and was stopped; look for motions repeated in a loop"
+                f"the plan used more than {self.max_sim_seconds:g} s of {clock} (the limit) "
+                "and was stopped; look for motions repeated in a loop"
             )
         return ""
 

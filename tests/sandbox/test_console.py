@@ -6,6 +6,7 @@ the text the console prints, the session's counts, and that the worker is gone w
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import shutil
@@ -283,6 +284,16 @@ def test_simulated_time_is_counted_over_the_session(toy: ToyBackend) -> None:
         "motions repeated in a loop\n  at <python-input-1>:1: object_names()\n"
     )
     assert toy.sim_time > 0.5
+
+
+def test_on_a_robot_the_time_budget_is_the_robots_own_clock(toy: ToyBackend) -> None:
+    toy.spec = dataclasses.replace(toy.spec, robot=True)
+    with open_console(toy, max_sim_seconds=0.5) as console:
+        results = typed(console, NAMES + "pick('a')\n", "object_names()\n")
+    assert results[1].text == (
+        "the plan used more than 0.5 s of the robot's time (the limit) and was stopped; look "
+        "for motions repeated in a loop\n  at <python-input-1>:1: object_names()\n"
+    )
 
 
 def test_the_codes_own_time_is_counted_over_blocks_not_between_them(toy: ToyBackend) -> None:
