@@ -238,7 +238,13 @@ def resolve_task(task: Task) -> Task:
 
 
 class Curriculum(BaseModel):
-    """An ordered list of tasks on one backend."""
+    """An ordered list of tasks on one backend.
+
+    Attributes:
+        independent: its tasks do not build on one another (plans asked of one library, such
+            as MetaWorld's fifty tasks), so one that is not accepted does not stop those after
+            it; by default teaching stops there, since later tasks use what earlier ones teach.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -246,6 +252,7 @@ class Curriculum(BaseModel):
     backend: BackendName
     description: str
     tasks: list[Task] = Field(min_length=1)
+    independent: bool = False
 
     @model_validator(mode="before")
     @classmethod

@@ -144,7 +144,10 @@ class Learner:
         lock.release(self.ws)
 
     def learn(self, curriculum: Curriculum) -> list[TaskOutcome]:
-        """Teach every task not yet accepted, in order; stop at the first one not accepted."""
+        """Teach every task not yet accepted, in order.
+
+        Stop at the first one not accepted, unless the curriculum's tasks are independent.
+        """
         progress = Progress.load(self.ws, curriculum.name)
         # Progress lives in .lyra, which a fresh clone lacks; the example files are the record
         # of what was accepted, so a task with one is done.
@@ -159,7 +162,7 @@ class Learner:
             self.say(f"\n== {curriculum.name}/{task.id}: {task.instruction}")
             outcome = self.teach(task, curriculum.name, progress)
             outcomes.append(outcome)
-            if not outcome.accepted:
+            if not outcome.accepted and not curriculum.independent:
                 break
         return outcomes
 

@@ -309,6 +309,35 @@ def test_an_edit_that_breaks_an_earlier_task_is_caught_shown_and_not_kept(
     )
 
 
+SECOND = """
+  - id: blue-on-red
+    instruction: Put the blue block on the red block.
+    scene:
+      objects:
+        - {type: block, color: red, poses: [{x: 0.45, y: -0.1}]}
+        - {type: block, color: blue, poses: [{x: 0.55, y: 0.12}]}
+    success:
+      - on_top: {upper: blue_block, lower: red_block}
+"""
+# A plan that runs and leaves the blocks where they are.
+IDLE = "# task\nfrom lyra.api import object_names\n\nobject_names()\n"
+
+
+@pytest.mark.parametrize("independent", [False, True])
+def test_a_task_not_accepted_stops_a_curriculum_unless_its_tasks_are_independent(
+    workspace: Workspace, independent: bool
+) -> None:
+    llm = ScriptedLLM(skill_parser=[HEADER], skill_learning=[answer(GOOD_MODULE, IDLE)])
+    text = CURRICULUM + SECOND + ("independent: true\n" if independent else "")
+    path = workspace.root / "curriculum.yaml"
+    path.write_text(text)
+    loop = learner(workspace, llm)
+    loop.max_rounds = 2
+    outcomes = loop.learn(load_curriculum(path))
+    expected = [("red-on-blue", False, 2), ("blue-on-red", False, 2)]
+    assert [(o.task, o.accepted, o.rounds) for o in outcomes] == expected[: 1 + independent]
+
+
 def test_a_failure_during_commit_keeps_nothing(workspace: Workspace, monkeypatch) -> None:
     import lyra.journal
 
