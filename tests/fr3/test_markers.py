@@ -17,6 +17,7 @@ import yaml
 
 pytest.importorskip("cv2", reason="the markers tests need OpenCV: pip install '.[fr3]'")
 
+import cv2
 
 from envs.fr3.markers import (
     Calibration,
@@ -268,3 +269,41 @@ def test_a_marker_seen_twice_is_refused() -> None:
         "the camera sees marker 0 (red) twice: an object has one marker; take the other print "
         "out of view"
     )
+
+
+def video(path: Path, frames: list[np.ndarray]) -> Path:
+    """A motion-JPEG file of the frames, for ``camera.device`` (OpenCV opens it as a camera)."""
+    height, width = frames[0].shape[:2]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 5, (width, height))
+    for frame in frames:
+        writer.write(frame)
+    writer.release()
+    return path
+
+
+def test_the_backend_reads_a_calibration_file_and_the_camera_it_names(tmp_path: Path) -> None:
+    pytest.importorskip("franky_sim", reason="needs franky-sim: pip install '.[fr3]'")
+    from envs.fr3.backend import FR3Backend
+    from envs.fr3.sim import FrankySim
+    from tests.fr3.conftest import CUBES
+
+    data = calibration_data()
+    data["objects"] = {
+        cube.name: {"marker": index, "size": [cube.size] * 3, "color": cube.color}
+        for index, cube in enumerate(CUBES.objects)
+    }
+    calibration = Calibration.model_validate(data)
+    table = [Placed(c.name, c.centre, math.radians(c.yaw_deg)) for c in CUBES.objects]
+    # The camera, as OpenCV opens it: a motion-JPEG file of the table stands in for a device.
+    data["camera"]["device"] = str(video(tmp_path / "table.avi", [render(calibration, table)] * 3))
+    sim = FrankySim(CUBES)
+    backend = FR3Backend(host=sim.host, perception=write(tmp_path, data))
+    try:
+        backend.reset(CUBES, 0)
+        seen = {name: state.pose for name, state in backend.world_state().items()}
+    finally:
+        backend.close()
+        sim.close()
+    for cube in table:
+        distance, turn = errors(seen, cube)
+        assert distance < POSITION_TOLERANCE and turn < YAW_TOLERANCE
