@@ -27,7 +27,9 @@ from lyra.geometry import Point, Pose, Size, quat_from_yaw
 Frames = Callable[[], np.ndarray]
 """A frame source: each call returns the camera's image now (H x W grey, or H x W x 3)."""
 
-RIGID = 1e-3  # how far T_base_camera's rotation may be from orthonormal (rounded decimals)
+# How far T_base_camera's rotation may be from orthonormal: a rotation written to 3 decimals
+# is up to about 2e-3 off; a transposed or scaled one is far more.
+RIGID = 0.01
 FORMAT = "docs/fr3.md ('The markers perception') shows the calibration file's format"
 
 
@@ -124,7 +126,10 @@ class Camera(BaseModel):
                 "not a rigid transform: its top-left 3x3 must be a rotation (orthonormal, "
                 "determinant 1) and its last row [0, 0, 0, 1]"
             )
-        return matrix
+        # The nearest rotation to the one written, so that rounding does not skew the poses.
+        left, _, right = np.linalg.svd(rotation)
+        transform[:3, :3] = left @ right
+        return tuple(tuple(float(v) for v in row) for row in transform)
 
 
 class Markers(BaseModel):

@@ -307,3 +307,18 @@ def test_the_backend_reads_a_calibration_file_and_the_camera_it_names(tmp_path: 
     for cube in table:
         distance, turn = errors(seen, cube)
         assert distance < POSITION_TOLERANCE and turn < YAW_TOLERANCE
+
+
+def test_the_calibration_in_the_docs_loads_its_rotation_rounded_to_3_decimals(
+    tmp_path: Path,
+) -> None:
+    text = (Path(__file__).parents[2] / "docs" / "fr3.md").read_text(encoding="utf-8")
+    example = text.split("### The calibration file")[1].split("```yaml\n")[1].split("```")[0]
+    path = tmp_path / "camera.yaml"
+    path.write_text(example, encoding="utf-8")
+    calibration = Calibration.load(path)
+    assert sorted(calibration.objects) == ["blue_cube", "red_cube"]
+    rotation = np.array(calibration.camera.T_base_camera)[:3, :3]
+    # Made exactly orthonormal, a few thousandths from the numbers written.
+    assert np.abs(rotation.T @ rotation - np.eye(3)).max() < 1e-12
+    assert np.abs(rotation - np.array(CAMERAS["front"])[:3, :3]).max() < 2e-3
