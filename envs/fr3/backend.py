@@ -18,7 +18,7 @@ import numpy as np
 
 from envs.fr3 import SPEC
 from envs.fr3.arm import FR3Arm
-from envs.fr3.perception import Perception, SimPerception, StaticPerception
+from envs.fr3.perception import Perception, SimPerception, StaticPerception, perception_from
 from envs.fr3.safety import Limits
 from envs.fr3.scene import FR3Scene
 from envs.fr3.sim import FrankySim, require_franky
@@ -33,8 +33,9 @@ class FR3Backend(MujocoBackend):
     Args:
         host: the robot's (or a running franky-sim's) address; None starts franky-sim here.
         perception: where object poses come from with a ``host``: a :class:`Perception`, or
-            the path of a YAML file of poses (:class:`StaticPerception`); None: the poses the
-            scene of the first reset gives its cubes.
+            the path of a YAML file of poses (:class:`StaticPerception`) or of a camera's
+            calibration (:class:`~envs.fr3.markers.MarkerPerception`, reading the camera it
+            names); None: the poses the scene of the first reset gives its cubes.
         limits: the workspace box, speed cap and joint margin every motion is checked against.
         speed: the dynamics factor motions run at (clamped to ``limits.max_speed``).
     """
@@ -63,7 +64,7 @@ class FR3Backend(MujocoBackend):
             self.spec = SPEC.for_robot()
         self._host = host
         self._perception = (
-            StaticPerception(perception) if isinstance(perception, str | Path) else perception
+            perception_from(perception) if isinstance(perception, str | Path) else perception
         )
         self._limits = limits or Limits()
         self._speed = speed

@@ -1,7 +1,8 @@
-"""Where the objects are: one small interface, read from the simulator or from a file of poses.
+"""Where the objects are: one small interface, read from the simulator, a file or a camera.
 
 The arm never looks at a simulator itself: on the real FR3 the same calls are answered by a
-file a person measured (``static``), and later by a camera.
+file a person measured (``static``) or by markers a calibrated camera sees (``markers``, in
+:mod:`envs.fr3.markers`).
 """
 
 from __future__ import annotations
@@ -83,6 +84,23 @@ class StaticPerception:
         """Keep where ``name`` was set down."""
         state = self._states[name]
         self._states[name] = ObjectState(name, state.kind, state.color, pose, state.size)
+
+
+def perception_from(path: str | Path) -> Perception:
+    """The perception a file describes: ``markers`` for a calibration file, else ``static``.
+
+    A calibration file is the YAML mapping with a ``camera`` section; any other file is read
+    as object poses (and :class:`StaticPerception` says what is wrong with it).
+    """
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = None
+    if isinstance(data, dict) and "camera" in data:
+        from envs.fr3.markers import MarkerPerception  # OpenCV, imported only when used
+
+        return MarkerPerception.open(path)
+    return StaticPerception(path)
 
 
 def _state(name: str, entry: dict[str, Any]) -> ObjectState:
