@@ -11,6 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from lyra.errors import LyraError
@@ -40,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(subparsers)
+    # A backend's own commands (`lyra fr3 sim`), offered the way backends are: by entry point.
+    for offered in entry_points(group="lyra.commands"):
+        offered.load()(subparsers)
     for command in subparsers.choices.values():
         _add_workspace_option(command, None)
     return parser

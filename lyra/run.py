@@ -70,12 +70,15 @@ def run_curriculum(
     say: Callable[[str], None] = print,
     workers: int = 2,
     ray: str | None = None,
+    backend: str | None = None,
 ) -> list[TaskRuns]:
     """Run every accepted task's stored plan on ``seeds`` with the current library.
 
     Seeds run in ``workers`` processes, each with its own backend (or on Ray: ``ray`` is a
     cluster's address, ``""`` a local one; see :func:`lyra.workers.worker_pool`). A seed on
     which the scene cannot be laid out is one of the task's failures, with its reason.
+    ``backend`` runs the plans on another backend than the curriculum's, one that lays out the
+    curriculum's scenes (the ``fr3`` lays out the tabletop's).
     """
     # The example files are the record of what was learnt (progress is local state).
     learnt = {e.task: e for _, e in iter_examples(workspace.examples_dir)}
@@ -95,7 +98,7 @@ def run_curriculum(
                 pool,
                 task.id,
                 Episode(
-                    task.backend,
+                    backend or task.backend,
                     workspace.skills_dir,
                     scene,
                     plan.code,
@@ -107,13 +110,13 @@ def run_curriculum(
             rows.append(replace(row, plan="" if plan is example else plan.task or plan.id))
             say(f"{task.id}: {rows[-1].successes}/{len(seeds)}")
             if gif_dir is not None:
-                backend = make(task.backend)
+                recording = make(backend or task.backend)
                 try:
                     gif = record_gif(
-                        backend, scene, plan.code, workspace, gif_dir / f"{task.id}.gif"
+                        recording, scene, plan.code, workspace, gif_dir / f"{task.id}.gif"
                     )
                 finally:
-                    backend.close()
+                    recording.close()
                 say(f"{task.id}: one run recorded to {gif}")
     return rows
 

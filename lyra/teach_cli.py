@@ -170,7 +170,8 @@ def seed_range(text: str) -> range:
 def _backend_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--backend",
-        help="where the task runs: a registered backend (default: the scene file's, else ravens)",
+        help="where the task runs: a registered backend (default: the scene file's, else ravens; "
+        "for a curriculum, its own)",
     )
 
 
@@ -511,7 +512,13 @@ def _run_curricula(curricula: list[Curriculum], args: argparse.Namespace) -> int
         row
         for curriculum in curricula
         for row in run_curriculum(
-            workspace, curriculum, args.seeds, gif_dir, workers=args.workers, ray=args.ray
+            workspace,
+            curriculum,
+            args.seeds,
+            gif_dir,
+            workers=args.workers,
+            ray=args.ray,
+            backend=args.backend,
         )
     ]
     print()

@@ -31,9 +31,16 @@ GRIP_SLACK = 0.005  # the measured finger width may differ this much from the ob
 GRIP_SPEED = 0.05  # m/s, the FR3 hand's fastest
 GRIP_FORCE = 40.0  # newtons
 OPEN_WIDTH = 0.08
+OPEN_CLEAR = 0.004  # each finger opens this far clear of an object's face, and no further
 DROP = 0.002  # a placed object is let go this far above where it comes to rest
 RETREAT = 0.1  # the tool point draws back this far up after letting go
 QUARTER = math.pi / 2
+# The space each finger's lowest 3 cm take beside what it grips (the franky-sim FR3 hand's
+# collision shapes: 16 mm thick, 18 mm wide, 9 mm below the tool point), beyond OPEN_CLEAR.
+# Another object there is pushed by the finger: a finger needs a gap of at least 20 mm.
+FINGER_THICKNESS = 0.016
+FINGER_WIDTH = 0.02
+FINGER_TIP = 0.01
 JOIN_SLICE = 0.05  # seconds a motion is waited for at a time
 
 
@@ -252,15 +259,16 @@ class FR3Arm:
             raise GraspError(f"the gripper holds '{self.held}': place it before picking '{name}'")
         state = self._state(name)
         centre, size = state.pose.position, state.size
-        yaw = _nearest_quarter(state.pose.yaw)
         top = _box(state)[1].z
         grip_z = max(centre.z, top - FINGER_DEPTH)
-        self._grip(OPEN_WIDTH)
+        yaw = self._free_turn(centre.with_z(grip_z), size.y / 2, state.pose.yaw, name)
+        # Open just clear of its faces: opened wide, a finger would push a neighbour.
+        self._grip(_opening(size.y))
         self._move(centre.with_z(max(top + CLEARANCE, self._carry_z(0.0))), yaw)
         self._move(centre.with_z(grip_z), yaw)
         width = self._grip(None)
         if abs(width - size.y) > GRIP_SLACK:
-            self._grip(OPEN_WIDTH)
+            self._grip(_opening(size.y))
             self._move(centre.with_z(top + CLEARANCE), yaw)
             raise GraspError(
                 f"the fingers closed to {width * 1000:.0f} mm on '{name}', which is "
@@ -269,16 +277,33 @@ class FR3Arm:
         self.held, self._held_offset = name, centre.z - grip_z
         self._move(centre.with_z(self._carry_z(size.z)), yaw)
 
+    def _free_turn(self, tool: Point, half: float, yaw: float, moving: str) -> float:
+        """The hand's turn to grip a cube at ``tool`` (``half`` its half width) turned ``yaw``.
+
+        A cube can be gripped across either pair of faces: the turn nearest the wrist's middle
+        unless a finger would come down on a neighbour there (blocks laid 5 mm apart leave no
+        room for a finger between them) and the quarter turn would not.
+        """
+        nearest = _nearest_quarter(yaw)
+        turns = (nearest, nearest - math.copysign(QUARTER, nearest or 1.0))
+        others = [
+            _box(state)
+            for name, state in self.perception.objects().items()
+            if name != moving and _box(state)[1].z > tool.z - FINGER_TIP
+        ]
+        return min(turns, key=lambda turn: sum(_fingers_touch(tool, half, turn, b) for b in others))
+
     def place(self, pose: Pose) -> None:
         """Set the held object's centre down at a pose, let go and draw back up."""
         if self.held is None:
             raise GraspError("nothing is held: pick an object before placing it")
         held = self.held
-        where, yaw = pose.position, _nearest_quarter(pose.yaw)
+        where = pose.position
         tool_z = where.z - self._held_offset
+        yaw = self._free_turn(where.with_z(tool_z), self._state(held).size.y / 2, pose.yaw, held)
         self._move(where.with_z(self._carry_z(self._state(held).size.z)), yaw)
         self._move(where.with_z(tool_z), yaw)
-        self._grip(OPEN_WIDTH)
+        self._grip(_opening(self._state(held).size.y))
         self.held = None
         self.perception.placed(held, Pose(where, quat_from_yaw(yaw)))
         self._move(where.with_z(min(tool_z + RETREAT, self.limits.high.z)), yaw)
@@ -313,6 +338,29 @@ def _nearest_quarter(yaw: float) -> float:
     A cube looks the same after a quarter turn: the wrist takes the smallest turn that grips it.
     """
     return wrap_angle(yaw - QUARTER * round(yaw / QUARTER))
+
+
+def _opening(width: float) -> float:
+    """How wide the fingers open around an object ``width`` wide."""
+    return min(width + 2 * OPEN_CLEAR, OPEN_WIDTH)
+
+
+def _fingers_touch(tool: Point, half: float, turn: float, box: tuple[Point, Point]) -> bool:
+    """Whether a finger of the hand at ``tool`` turned ``turn`` comes down inside ``box``.
+
+    The fingers open ``half`` and OPEN_CLEAR to each side of the tool point; the finger and
+    the box are compared as world-aligned boxes.
+    """
+    low, high = box
+    # The fingers close along the tool's y axis: (sin, -cos) of the turn in the world.
+    along = np.array([math.sin(turn), -math.cos(turn)])
+    across = np.array([math.cos(turn), math.sin(turn)])
+    for side in (1.0, -1.0):
+        middle = tool.as_array()[:2] + side * along * (half + OPEN_CLEAR + FINGER_THICKNESS / 2)
+        reach = np.abs(along) * FINGER_THICKNESS / 2 + np.abs(across) * FINGER_WIDTH / 2
+        if np.all(middle - reach < [high.x, high.y]) and np.all(middle + reach > [low.x, low.y]):
+            return True
+    return False
 
 
 def _box(state: ObjectState) -> tuple[Point, Point]:

@@ -10,6 +10,8 @@ are :class:`envs.mujoco_parts.MujocoBackend`'s (1 cm; there are no joints).
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -20,11 +22,12 @@ from envs.fr3 import SPEC
 from envs.fr3.arm import FR3Arm
 from envs.fr3.perception import Perception, SimPerception, StaticPerception, perception_from
 from envs.fr3.safety import Limits
-from envs.fr3.scene import FR3Scene
+from envs.fr3.scene import ZONE_THICKNESS, FR3Scene, fr3_scene
 from envs.fr3.sim import FrankySim, require_franky
 from envs.mujoco_parts import MujocoBackend
-from lyra.embodiment import WorldState
+from lyra.embodiment import ObjectState, WorldState
 from lyra.errors import LyraError
+from lyra.geometry import Point, Pose, Size, quat_from_yaw
 
 
 class FR3Backend(MujocoBackend):
@@ -74,32 +77,37 @@ class FR3Backend(MujocoBackend):
     def reset(self, scene: Any, seed: int, perturb: int = 0) -> None:
         """Lay the scene out (franky-sim here) or check the robot's table shows it.
 
-        The seed moves nothing and ``perturb`` nudges nothing: franky-sim's own timing already
-        varies from run to run more than a micrometre would.
+        The seed moves nothing of an FR3 scene (a tabletop scene lies as the tabletop lays it out
+        on the seed), and ``perturb`` nudges nothing: franky-sim's own timing already varies
+        from run to run more than a micrometre would.
 
         Raises:
             LyraError: on the robot, ``perturb`` was asked for, or perception does not see
                 every object of the scene.
         """
-        spec = scene if isinstance(scene, FR3Scene) else FR3Scene.model_validate(scene)
+        spec = fr3_scene(scene, seed)
+        seen: Perception
         if self._host is None:
             self._close_connection()
             self._sim = FrankySim(spec)
-            self._arm = self._connect(self._sim.host, SimPerception(self._sim.sim, spec))
+            seen = SimPerception(self._sim.sim, spec)
+            self._arm = self._connect(self._sim.host, seen)
             self._arm.env = self._sim.sim
         else:
             if perturb:
                 raise SPEC.refuse_robot("a nudged run", "lyra check")
             if self._perception is None:
                 self._perception = StaticPerception(spec)
+            seen = self._perception
             if self._arm is None:
-                self._arm = self._connect(self._host, self._perception)
-            missing = {cube.name for cube in spec.objects} - set(self._perception.objects())
+                self._arm = self._connect(self._host, seen)
+            missing = {cube.name for cube in spec.objects} - set(seen.objects())
             if missing:
                 raise LyraError(
                     f"perception does not see {', '.join(sorted(missing))}: set the table up "
                     "as the scene says before running it on the robot"
                 )
+        self._arm.perception = ScenePerception(seen, spec)
         self._arm.restart_clock()
         self.arm = self._arm
 
@@ -129,3 +137,41 @@ class FR3Backend(MujocoBackend):
         if self._sim is not None:
             self._sim.close()
             self._sim = None
+
+
+class ScenePerception:
+    """What perception sees of the cubes, with the scene's kinds and its zones.
+
+    A zone is a mark on the table that no motion moves, so it is where the scene says; a
+    cube is of the kind the scene calls it (a tabletop scene's are blocks), which perception,
+    seeing only its shape, cannot tell.
+    """
+
+    def __init__(self, perception: Perception, scene: FR3Scene) -> None:
+        self._inner = perception
+        self._kinds = {cube.name: cube.kind for cube in scene.objects}
+        self._zones = {
+            zone.name: ObjectState(
+                zone.name,
+                "zone",
+                zone.color,
+                Pose(
+                    Point(*zone.position, ZONE_THICKNESS / 2),
+                    quat_from_yaw(math.radians(zone.yaw_deg)),
+                ),
+                Size(*zone.size, ZONE_THICKNESS),
+            )
+            for zone in scene.zones
+        }
+
+    def objects(self) -> dict[str, ObjectState]:
+        """The cubes perception sees, and the zones."""
+        states = {
+            name: dataclasses.replace(state, kind=self._kinds.get(name, state.kind))
+            for name, state in self._inner.objects().items()
+        }
+        return {**states, **self._zones}
+
+    def placed(self, name: str, pose: Pose) -> None:
+        """Tell perception where the arm put a cube."""
+        self._inner.placed(name, pose)

@@ -11,7 +11,7 @@ import os
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from envs.fr3.scene import Cube, FR3Scene
+from envs.fr3.scene import ZONE_THICKNESS, Cube, FR3Scene, Zone
 from lyra.errors import MissingDependencyError
 
 # MuJoCo picks its GL backend when franky-sim first imports it: EGL renders with no display.
@@ -57,6 +57,8 @@ class FrankySim:
         self.sim.add_robot()
         for cube in scene.objects:
             _add_cube(self.sim.worldbody, cube)
+        for zone in scene.zones:
+            _add_zone(self.sim.worldbody, zone)
         # franky-sim binds the libfranka ports on one address: a franky-sim already holding
         # 127.0.0.1 (one standing in for the arm) leaves this one the next loopback address.
         candidates = LocalHostnames() if host is None else [host]
@@ -89,4 +91,21 @@ def _add_cube(worldbody: ET.Element, cube: Cube) -> None:
         size=f"{half} {half} {half}",
         mass=str(CUBE_MASS),
         rgba=RGBA.get(cube.color, "0.6 0.6 0.6 1"),
+    )
+
+
+def _add_zone(worldbody: ET.Element, zone: Zone) -> None:
+    # Fixed to the table and touching nothing: a mark that cubes rest through onto the table.
+    half = ZONE_THICKNESS / 2
+    ET.SubElement(
+        worldbody,
+        "geom",
+        name=zone.name,
+        type="box",
+        pos=f"{zone.position[0]} {zone.position[1]} {half}",
+        euler=f"0 0 {math.radians(zone.yaw_deg)}",
+        size=f"{zone.size[0] / 2} {zone.size[1] / 2} {half}",
+        contype="0",
+        conaffinity="0",
+        rgba=RGBA.get(zone.color, "0.6 0.6 0.6 1"),
     )

@@ -1,6 +1,8 @@
 """franky-sim started in this process on 127.0.0.1, and the fr3 backend driving it through franky."""
 
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -9,6 +11,9 @@ from envs.fr3.perception import SimPerception
 from envs.fr3.scene import FR3Scene
 from envs.fr3.sim import FrankySim
 
+REPO = Path(__file__).resolve().parents[2]
+PLAN = "from skills.put_on import put_on\n\nput_on('red', 'blue')\n"
+ON_BLUE = "[{on_top: {upper: red, lower: blue}}]"
 CUBES = FR3Scene.model_validate(
     {
         "objects": [
@@ -35,3 +40,23 @@ def robot(franky_sim: FrankySim) -> Iterator[FR3Backend]:
     backend.reset(CUBES, 0)
     yield backend
     backend.close()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A workspace with the reference put_on skill, a scene of the three cubes and a plan."""
+    (tmp_path / "skills").mkdir()
+    for name in ("__init__.py", "put_on.py"):
+        shutil.copy(REPO / "skills" / name, tmp_path / "skills" / name)
+    cubes = "".join(
+        f"  - {{name: {c.name}, color: {c.color}, position: [{c.position[0]}, {c.position[1]}]}}\n"
+        for c in CUBES.objects
+    )
+    (tmp_path / "scene.yaml").write_text(f"backend: fr3\nobjects:\n{cubes}")
+    (tmp_path / "plan.py").write_text(PLAN)
+    monkeypatch.setenv("LYRA_WORKSPACE", str(tmp_path))
+    return tmp_path
+
+
+def deploy(workspace: Path, plan: str = "plan.py", *options: str) -> list[str]:
+    return ["deploy", str(workspace / plan), "--scene", str(workspace / "scene.yaml"), *options]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import signal
 import threading
 import time
@@ -30,36 +29,13 @@ from lyra.cli import main
 from lyra.episode import run_episode
 from lyra.errors import LyraError
 from lyra.examples import Example
-from tests.fr3.conftest import CUBES
+from tests.fr3.conftest import CUBES, ON_BLUE, PLAN, REPO, deploy
 
-REPO = Path(__file__).resolve().parents[2]
-PLAN = "from skills.put_on import put_on\n\nput_on('red', 'blue')\n"
-ON_BLUE = "[{on_top: {upper: red, lower: blue}}]"
 REFUSAL = (
     "does not run on a robot: a robot can be neither laid out from a seed nor nudged, and its "
     "time is real time, so learning, seeds and regression checks run in a simulator of the "
     "same robot. Run it in franky-sim, the fr3 backend without --robot:\n  "
 )
-
-
-@pytest.fixture
-def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A workspace with the reference put_on skill, a scene of the three cubes and a plan."""
-    (tmp_path / "skills").mkdir()
-    for name in ("__init__.py", "put_on.py"):
-        shutil.copy(REPO / "skills" / name, tmp_path / "skills" / name)
-    cubes = "".join(
-        f"  - {{name: {c.name}, color: {c.color}, position: [{c.position[0]}, {c.position[1]}]}}\n"
-        for c in CUBES.objects
-    )
-    (tmp_path / "scene.yaml").write_text(f"backend: fr3\nobjects:\n{cubes}")
-    (tmp_path / "plan.py").write_text(PLAN)
-    monkeypatch.setenv("LYRA_WORKSPACE", str(tmp_path))
-    return tmp_path
-
-
-def deploy(workspace: Path, plan: str = "plan.py", *options: str) -> list[str]:
-    return ["deploy", str(workspace / plan), "--scene", str(workspace / "scene.yaml"), *options]
 
 
 def speed(sim: FrankySim, over: float = 0.05) -> float:
@@ -187,12 +163,13 @@ def test_deploy_shows_what_will_run_asks_and_runs_only_on_yes(
         "This runs on the fr3 robot at 127.0.0.1.\n"
         f"The scene ({workspace / 'scene.yaml'}); set the table up as it says:\n"
         "  objects:\n"
-        "  - name: red\n    color: red\n    position:\n    - 0.45\n    - 0.15\n"
+        "  - name: red\n    color: red\n    kind: cube\n    position:\n    - 0.45\n    - 0.15\n"
         "    yaw_deg: 0.0\n    size: 0.05\n"
-        "  - name: green\n    color: green\n    position:\n    - 0.45\n    - -0.15\n"
+        "  - name: green\n    color: green\n    kind: cube\n    position:\n    - 0.45\n    - -0.15\n"
         "    yaw_deg: 0.0\n    size: 0.05\n"
-        "  - name: blue\n    color: blue\n    position:\n    - 0.6\n    - 0.0\n"
+        "  - name: blue\n    color: blue\n    kind: cube\n    position:\n    - 0.6\n    - 0.0\n"
         "    yaw_deg: 0.0\n    size: 0.05\n"
+        "  zones: []\n"
         "The skills it calls: skills/put_on.py\n"
         f"The plan ({workspace / 'plan.py'}):\n"
         "  from skills.put_on import put_on\n  \n  put_on('red', 'blue')\n"
