@@ -17,10 +17,9 @@ from typing import Any
 
 from lyra import lock
 from lyra.backend import Backend, make
-from lyra.curriculum import Curriculum, Progress, Task, pending_tasks
+from lyra.curriculum import Curriculum, Progress, Task, pending_tasks, progress_on_file
 from lyra.episode import Budget, run_episode
 from lyra.errors import LyraError
-from lyra.examples import iter_examples
 from lyra.journal import recover
 from lyra.library.history import git_head
 from lyra.llm import Completion, Image, Message, Provider
@@ -145,13 +144,7 @@ class Learner:
 
     def learn(self, curriculum: Curriculum) -> list[TaskOutcome]:
         """Teach every task not yet accepted, in order; stop at the first one not accepted."""
-        progress = Progress.load(self.ws, curriculum.name)
-        # Progress lives in .lyra, which a fresh clone lacks; the example files are the record
-        # of what was accepted, so a task with one is done.
-        for _, example in iter_examples(self.ws.examples_dir):
-            name, _, task_id = (example.task or "").partition("/")
-            if name == curriculum.name:
-                progress.accepted.setdefault(task_id, example.id)
+        progress = progress_on_file(self.ws, curriculum.name)
         outcomes = []
         # Each task once, in order: a method that keeps no record of what it was taught (CaP)
         # would otherwise be given its first task again and again.
