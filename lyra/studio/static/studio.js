@@ -308,8 +308,8 @@ async function loadSessions() {
 async function showSession(path) {
   for (const item of document.querySelectorAll("#sessions li")) item.classList.toggle("active", item.dataset.path === path);
   const s = await api(`/api/sessions/${path.split("/").map(encodeURIComponent).join("/")}`);
-  const usage = el("table", {}, el("tr", {}, ...["model", "calls", "prompt tokens", "completion tokens", "seconds"].map((h) => el("th", { text: h }))),
-    ...Object.entries(s.usage).map(([model, u]) => el("tr", {}, el("td", { text: model }), el("td", { text: u.calls }),
+  const usage = el("table", {}, el("tr", {}, ...["purpose", "calls", "prompt tokens", "completion tokens", "seconds"].map((h) => el("th", { text: h }))),
+    ...Object.entries(s.usage).map(([purpose, u]) => el("tr", {}, el("td", { text: purpose }), el("td", { text: u.calls }),
       el("td", { text: u.prompt_tokens }), el("td", { text: u.completion_tokens }), el("td", { text: u.latency_s.toFixed(1) }))));
   const tasks = el("table", { id: "session-tasks" }, el("tr", {}, ...["task", "rounds", "LLM calls"].map((h) => el("th", { text: h }))),
     ...s.tasks.map((t) => el("tr", {}, el("td", { text: t.task || "?" }), el("td", { text: t.rounds }), el("td", { text: t.calls }))));
@@ -317,7 +317,7 @@ async function showSession(path) {
     ...s.calls.map((c) => el("tr", {}, el("td", { text: c.index }), el("td", { text: c.purpose }), el("td", { text: c.task || "" }),
       el("td", { text: `${c.prompt_tokens} / ${c.completion_tokens}` }),
       el("td", {}, el("details", {}, el("summary", { text: "show" }), el("pre", { text: c.prompt }), el("pre", { text: c.answer }))))));
-  $("session").replaceChildren(el("h2", { text: s.path }), el("h3", { text: "Usage" }), usage,
+  $("session").replaceChildren(el("h2", { text: s.path }), el("h3", { text: "Usage by purpose" }), usage,
     el("h3", { text: "Correction rounds by task" }), tasks, el("h3", { text: "Calls" }), calls);
 }
 
