@@ -32,6 +32,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from lyra.backend import registered
 from lyra.errors import LyraError
 from lyra.studio import views
 from lyra.studio.runs import BusyError, OutsideError, TaskChoice, TeachingRun, inside
@@ -97,6 +98,7 @@ def create_app(
                 "llm": studio.runs.llm,
                 "busy": studio.runs.busy,
                 "token_required": token is not None,
+                "backends": sorted(registered()),
             }
         )
 
@@ -173,6 +175,7 @@ def create_app(
             q.get("q", ""),
             [h for h in q.getlist("hint") if h.strip()],
             q.get("correction") or None,
+            q.get("backend") or None,
             not studio.runs.busy,
         )
         return JSONResponse(found)

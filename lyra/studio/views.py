@@ -183,7 +183,12 @@ def revert(ws: Workspace, name: str, to: int) -> dict[str, Any]:
 
 
 def memory_search(
-    ws: Workspace, query: str, hints: list[str], correction: str | None, refresh: bool
+    ws: Workspace,
+    query: str,
+    hints: list[str],
+    correction: str | None,
+    backend: str | None,
+    refresh: bool,
 ) -> dict[str, Any]:
     """What planning would retrieve for ``query``, with and without the hints, and why.
 
@@ -192,15 +197,22 @@ def memory_search(
         query: the instruction.
         hints: the person's hints; the skills only they bring are marked.
         correction: the person's latest feedback, searched as well.
+        backend: plan as on this backend does: only skills it can run, examples it may show
+            (None: everything, as ``lyra memory search``).
         refresh: bring the index up to date with the files first (not while a task is taught).
     """
+    from lyra.backend import backend_spec
     from lyra.memory.store import open_memory
 
     memory = open_memory(ws)
     if refresh:
         memory.refresh(ws)
-    with_hints = memory.retrieve(query, correction, hints)
-    plain = memory.retrieve(query, correction) if hints else with_hints
+    spec = backend_spec(backend) if backend else None
+    scope: dict[str, Any] = (
+        {"capabilities": spec.capabilities, "backends": spec.examples_from()} if spec else {}
+    )
+    with_hints = memory.retrieve(query, correction, hints, **scope)
+    plain = memory.retrieve(query, correction, **scope) if hints else with_hints
     plain_skills = {s.name for s in plain.skills}
     examples = {e.id: e for _, e in iter_examples(ws.examples_dir)}
     return {

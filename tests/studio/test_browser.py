@@ -214,10 +214,20 @@ def test_teach_a_task_with_one_feedback_round_then_review_it(
     page.goto(f"{grown.url}#memory")
     page.fill("#memory-query", "Turn the faucet on.")
     page.fill("#memory-hint", "press a button")
+    page.select_option("#memory-backend", "metaworld")
     page.click("#memory-form button")
     page.wait_for_selector("#memory-results table")
     first_row = page.inner_text("#memory-results table tr:nth-child(2)")
     assert first_row.split("\t")[:2] == ["1", "metaworld_articulated_faucet_open"]
+    # As planning on MetaWorld: its examples alone, and no tabletop skill it cannot run.
+    examples = page.query_selector_all("#memory-results table:nth-of-type(1) tr td:nth-child(2)")
+    assert [e.inner_text() for e in examples] == [
+        "metaworld_articulated_faucet_open",
+        "metaworld_articulated_window_close",
+        "metaworld_articulated_window_open",
+        "metaworld_articulated_drawer_close",
+        "metaworld_articulated_drawer_open",
+    ]
     shoot(page, shots, "6-memory")
 
     # The session the browser just drove: its rounds and calls.

@@ -281,6 +281,7 @@ $("memory-form").addEventListener("submit", async (event) => {
   const query = new URLSearchParams({ q: $("memory-query").value });
   for (const hint of $("memory-hint").value.split(",")) if (hint.trim()) query.append("hint", hint.trim());
   if ($("memory-correction").value) query.set("correction", $("memory-correction").value);
+  if ($("memory-backend").value) query.set("backend", $("memory-backend").value);
   const r = await api(`/api/memory?${query}`);
   const found = (m) => m.map((x) => `${x.query}/${x.method} #${x.rank} (${x.score.toFixed(3)})`).join(", ");
   const examples = el("table", {}, el("tr", {}, ...["#", "example", "score", "found by", "instruction", "provenance"].map((h) => el("th", { text: h }))),
@@ -340,6 +341,9 @@ async function loadResults() {
 
 // -- start ------------------------------------------------------------------------------
 
-api("/api/state").then((s) => { $("workspace").textContent = `${s.workspace}${s.llm ? ` · ${s.llm}` : ""}`; });
+api("/api/state").then((s) => {
+  $("workspace").textContent = `${s.workspace}${s.llm ? ` · ${s.llm}` : ""}`;
+  $("memory-backend").append(...s.backends.map((b) => el("option", { value: b, text: `as planning on ${b}` })));
+});
 follow();
 show();
