@@ -17,6 +17,7 @@ from pathlib import Path
 from lyra.backend import Backend, Snapshot
 from lyra.episode import Budget, EpisodeResult, run_episode
 from lyra.examples import Example, load_example, save_example
+from lyra.pictures import Recorder
 from lyra.workers import worker_backend
 from lyra.workspace import Workspace
 
@@ -25,7 +26,11 @@ SPREAD_RUNS = 3
 
 
 def check_example(
-    backend: Backend, example: Example, skills_root: Path, ended: list[Snapshot] | None = None
+    backend: Backend,
+    example: Example,
+    skills_root: Path,
+    ended: list[Snapshot] | None = None,
+    recorder: Recorder | None = None,
 ) -> str:
     """Re-run an accepted example; return why it no longer passes ("" when it does).
 
@@ -34,6 +39,7 @@ def check_example(
         example: the accepted example.
         skills_root: the skills folder its plan imports from.
         ended: when given, the plain run's final snapshot is appended to it.
+        recorder: frames of the plain run, for a person watching the check.
 
     Raises:
         LyraError: the backend is a robot (the message names its simulator).
@@ -43,7 +49,7 @@ def check_example(
     if scene is None or seed is None:
         return "the example has no scene or seed to replay"
 
-    def run(perturb: int = 0) -> EpisodeResult:
+    def run(perturb: int = 0, recorder: Recorder | None = None) -> EpisodeResult:
         return run_episode(
             backend,
             scene,
@@ -53,9 +59,10 @@ def check_example(
             success=example.success,
             hold_seconds=example.hold_seconds,
             perturb=perturb,
+            recorder=recorder,
         )
 
-    first = run()
+    first = run(recorder=recorder)
     if not first.ok:
         return first.describe()
     if ended is not None:

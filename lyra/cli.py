@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "lyra.bench",
     "lyra.deploy",
     "lyra.memory.cli",
+    "lyra.studio.cli",
 )
 
 

@@ -6,6 +6,7 @@ so nothing renders unless a recording or a picture is asked for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,14 +27,24 @@ def save_png(image: np.ndarray, path: Path) -> Path:
 
 @dataclass
 class Recorder:
-    """Frames of an episode: the start, one after each primitive that moves the robot, the end."""
+    """Frames of an episode: the start, one after each primitive that moves the robot, the end.
+
+    Attributes:
+        backend: what renders the frames.
+        frames: the frames taken so far.
+        listener: shown each frame as it is taken (a browser watching the run live).
+    """
 
     backend: Backend
     frames: list[np.ndarray] = field(default_factory=list)
+    listener: Callable[[np.ndarray], None] | None = None
 
     def capture(self) -> None:
         """Take one frame now."""
-        self.frames.append(self.backend.render())
+        frame = self.backend.render()
+        self.frames.append(frame)
+        if self.listener is not None:
+            self.listener(frame)
 
     def after(self, primitive: str) -> None:
         """The runner's hook: a frame after each motion."""

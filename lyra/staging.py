@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import Literal
 
 from lyra.backend import Backend
 from lyra.check import check_example, check_revision
@@ -20,6 +22,8 @@ from lyra.examples import Example, iter_examples, latest_revision, revision_chai
 from lyra.library.edit import Patch
 from lyra.library.parse import parse_library
 from lyra.library.tree import SkillTree
+from lyra.pictures import Recorder
+from lyra.teachers import Recheck, Watch
 from lyra.workspace import Workspace
 
 
@@ -50,11 +54,13 @@ class RegressionGate:
         backend: Callable[[str], Backend],
         budget: Budget,
         say: Callable[[str], None],
+        watch: Watch | None = None,
     ) -> None:
         self.ws = workspace
         self.backend = backend
         self.budget = budget
         self.say = say
+        self.watch = watch
         self.checks = 0
 
     def broken_by(self, task_key: str, patch: Patch, overlay: Path) -> list[str]:
@@ -65,14 +71,11 @@ class RegressionGate:
         tree = SkillTree.of(parse_library(overlay))
         examples = [example for _, example in iter_examples(self.ws.examples_dir)]
         by_task = {e.task: e for e in examples if e.task}
+        reached = [e for e in examples if e.task != task_key and edited & tree.reach(e.skills)]
         broken = []
-        for example in examples:
-            if example.task == task_key:
-                continue
-            if not edited & tree.reach(example.skills):
-                continue
+        for done, example in enumerate(reached):
             self.checks += 1
-            why = check_example(self.backend(example.backend), example, overlay)
+            why = self._check(example, overlay, done, len(reached))
             self.say(f"re-checked {example.id}: {why or 'ok'}")
             if why:
                 broken.append(_broken(example, why))
@@ -80,6 +83,20 @@ class RegressionGate:
             chain = revision_chain(example, by_task)
             broken += self.recheck(chain, example.code, overlay, f"the plan of {example.task}")
         return broken
+
+    def _check(self, example: Example, overlay: Path, done: int, total: int) -> str:
+        """Re-run one example; a watching front end sees it start, end, and its clip."""
+        backend = self.backend(example.backend)
+        if self.watch is None:
+            return check_example(backend, example, overlay)
+        step = Recheck(example.id, example.task, example.instruction, done, total, "running")
+        self.watch.recheck(step)
+        recorder = Recorder(backend)
+        why = check_example(backend, example, overlay, recorder=recorder)
+        clip = recorder.save(self.ws.state_dir / "attempts" / f"recheck-{example.id}.gif")
+        status: Literal["passed", "broken"] = "broken" if why else "passed"
+        self.watch.recheck(replace(step, status=status, why=why, clip=clip))
+        return why
 
     def revised(self, task: Task, key: str) -> list[Example]:
         """The examples whose tasks ``task``'s plan would do too (none when it revises none).

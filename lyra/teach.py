@@ -12,24 +12,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from lyra import lock
 from lyra.backend import Backend, make
-from lyra.curriculum import Curriculum, Progress, Task, pending_tasks
+from lyra.curriculum import Curriculum, Progress, Task, pending_tasks, progress_on_file
 from lyra.episode import Budget, run_episode
 from lyra.errors import LyraError
-from lyra.examples import iter_examples
 from lyra.journal import recover
 from lyra.library.history import git_head
 from lyra.llm import Completion, Image, Message, Provider
 from lyra.memory.store import Memory
 from lyra.methods import DEFAULT_METHOD, Method, TaskOutcome, find_method
-from lyra.pictures import save_png
+from lyra.pictures import Recorder, save_png
 from lyra.progress import Bar
 from lyra.prompts import system_prompt
-from lyra.teachers import Attempt, Teacher
+from lyra.teachers import Attempt, Teacher, Watch
 from lyra.workspace import Workspace
 
 
@@ -77,6 +77,7 @@ class Learner:
         teach_missing: bool = False,
         say: Callable[[str], None] = print,
         progress: Callable[[int, str], Bar] | None = None,
+        watch: Watch | None = None,
     ) -> None:
         """Start the loop in a workspace: finish or undo a step a crash cut short, index it.
 
@@ -93,6 +94,9 @@ class Learner:
             say: where the loop reports progress.
             progress: makes a bar for the seeds of an attempt, from their number and a label
                 (the command line passes :class:`lyra.progress.Bar`; none by default).
+            watch: a front end shown each attempt's first seed frame by frame (then kept as a
+                clip in the attempt) and each regression re-run; none by default, since a
+                frame costs more than a pick-and-place.
 
         Raises:
             WorkspaceLockedError: another process is writing to the workspace.
@@ -107,6 +111,7 @@ class Learner:
         self.teach_missing = teach_missing
         self.say = say
         self.progress = progress
+        self.watch = watch
         self._backends: dict[str, Backend] = {}
         # One writer per workspace, from here until close(); the lock dies with the process.
         lock.acquire(workspace)
@@ -148,13 +153,7 @@ class Learner:
 
         Stop at the first one not accepted, unless the curriculum's tasks are independent.
         """
-        progress = Progress.load(self.ws, curriculum.name)
-        # Progress lives in .lyra, which a fresh clone lacks; the example files are the record
-        # of what was accepted, so a task with one is done.
-        for _, example in iter_examples(self.ws.examples_dir):
-            name, _, task_id = (example.task or "").partition("/")
-            if name == curriculum.name:
-                progress.accepted.setdefault(task_id, example.id)
+        progress = progress_on_file(self.ws, curriculum.name)
         outcomes = []
         # Each task once, in order: a method that keeps no record of what it was taught (CaP)
         # would otherwise be given its first task again and again.
@@ -256,9 +255,12 @@ class Learner:
         teacher = teacher or self.teacher
         backend = self.backend(task.backend)
         runs = []
-        picture = None
+        picture = clip = None
         bar = self.progress(len(task.seeds), f"{task.id} round {round_}") if self.progress else None
         for seed in task.seeds:
+            recorder = None
+            if self.watch is not None and clip is None:
+                recorder = Recorder(backend, listener=partial(self.watch.frame, task, round_))
             run = run_episode(
                 backend,
                 scene,
@@ -268,7 +270,10 @@ class Learner:
                 success=task.success,
                 hold_seconds=task.hold_seconds,
                 budget=self.budget,
+                recorder=recorder,
             )
+            if recorder is not None:
+                clip = recorder.save(self.ws.state_dir / "attempts" / f"{task.id}-{round_}.gif")
             runs.append(run)
             if bar is not None:
                 bar.step(run.ok)
@@ -276,4 +281,4 @@ class Learner:
                 backend.park()
                 path = self.ws.state_dir / "attempts" / f"{task.id}-{round_}.png"
                 picture = save_png(backend.render(), path)
-        return Attempt(task, round_, skill, module, code, tuple(runs), picture)
+        return Attempt(task, round_, skill, module, code, tuple(runs), picture, clip)

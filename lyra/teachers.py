@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+import numpy as np
+
 from lyra.curriculum import Task
 from lyra.episode import EpisodeResult
 from lyra.llm import Message, Provider
@@ -30,6 +32,7 @@ class Attempt:
     code: str
     runs: tuple[EpisodeResult, ...]
     picture: Path | None = None
+    clip: Path | None = None
 
     @property
     def ok(self) -> bool:
@@ -82,6 +85,47 @@ class Teacher(Protocol):
     def tell(self, message: str) -> None:
         """Show the person something the loop has to say (a refusal, a pause)."""
         ...
+
+
+class Watch(Protocol):
+    """A front end that shows the loop's runs as they happen (the browser studio).
+
+    The learner records the first seed of each attempt for it, frame by frame, and the
+    regression gate tells it each earlier task it re-runs; a teacher alone sees neither.
+    """
+
+    def frame(self, task: Task, round_: int, image: np.ndarray) -> None:
+        """A frame of the attempt now running, as soon as it is rendered."""
+        ...
+
+    def recheck(self, step: Recheck) -> None:
+        """An earlier task the gate is about to re-run (``status`` running) or has re-run."""
+        ...
+
+
+@dataclass(frozen=True)
+class Recheck:
+    """One earlier task the regression gate re-runs after an accepted edit.
+
+    Attributes:
+        example: the example's id.
+        task: the curriculum task it was learnt from, if any.
+        instruction: its instruction.
+        done: how many re-runs of this gate came before it.
+        total: how many re-runs the gate will make for this edit.
+        status: ``running``, ``passed`` or ``broken``.
+        why: why it broke ('' unless broken).
+        clip: a GIF of the re-run, where one was recorded.
+    """
+
+    example: str
+    task: str | None
+    instruction: str
+    done: int
+    total: int
+    status: Literal["running", "passed", "broken"]
+    why: str = ""
+    clip: Path | None = None
 
 
 class ScriptedTeacher:

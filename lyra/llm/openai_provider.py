@@ -37,7 +37,11 @@ KEYLESS_PLACEHOLDER = "no-key"
 
 def is_loopback(url: str) -> bool:
     """Whether ``url`` points at this machine (a local vLLM, Ollama or llama.cpp server)."""
-    host = urlsplit(url).hostname or ""
+    return loopback_host(urlsplit(url).hostname or "")
+
+
+def loopback_host(host: str) -> bool:
+    """Whether ``host`` (a name or an address) is one only this machine reaches."""
     if host == "localhost":
         return True
     try:

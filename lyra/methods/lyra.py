@@ -194,7 +194,11 @@ class _Loop:
         """Run one task through the loop until it is accepted, rejected or out of rounds."""
         outcome = TaskOutcome(task.id, accepted=False)
         gate = RegressionGate(
-            self.learner.ws, self.learner.backend, self.learner.budget, self.learner.say
+            self.learner.ws,
+            self.learner.backend,
+            self.learner.budget,
+            self.learner.say,
+            self.learner.watch,
         )
         revised = gate.revised(task, f"{curriculum}/{task.id}")
         scene = self._scene(task, outcome)
