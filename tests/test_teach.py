@@ -338,6 +338,81 @@ def test_a_task_not_accepted_stops_a_curriculum_unless_its_tasks_are_independent
     assert [(o.task, o.accepted, o.rounds) for o in outcomes] == expected[: 1 + independent]
 
 
+# A skill that cannot put anything on the blue block: a plan that needs it fails inside it.
+NOT_ON_BLUE = GOOD_MODULE.removeprefix("# skills/put_on.py\n").replace(
+    "    put_first_on_second(obj, target)",
+    "    if target == 'blue_block':\n"
+    "        raise ValueError(f'cannot reach {target} from here')\n"
+    "    put_first_on_second(obj, target)",
+)
+PLAN_ON_BLUE = """
+name: test-loop
+backend: ravens
+description: a plan that needs put_on
+tasks:
+  - id: plan-red-on-blue
+    instruction: Put the red block on the blue block.
+    scene:
+      objects:
+        - {type: block, color: red, poses: [{x: 0.45, y: -0.1}]}
+        - {type: block, color: blue, poses: [{x: 0.55, y: 0.12}]}
+    success:
+      - on_top: {upper: red_block, lower: blue_block}
+"""
+
+
+class Extends(ScriptedTeacher):
+    """Agrees to every skill the loop asks to teach, with the plan's own task."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proposals: list[str] = []
+
+    def teach_missing(self, task, proposal):
+        from lyra.teachers import SkillRequest
+
+        self.proposals.append(proposal)
+        name = proposal.partition(":")[0]
+        return SkillRequest(
+            name, task.instruction, [{"on_top": {"upper": "red_block", "lower": "blue_block"}}]
+        )
+
+
+@pytest.mark.parametrize("teach", [True, False])
+def test_a_plan_stuck_inside_a_skill_is_offered_its_extension(
+    workspace: Workspace, teach: bool
+) -> None:
+    (workspace.skills_dir / "put_on.py").write_text(NOT_ON_BLUE)
+    llm = ScriptedLLM(plan=[f"```python\n{GOOD_TASK}```\n"], skill_learning=[GOOD])
+    said: list[str] = []
+    loop = learner(workspace, llm, said)
+    loop.teacher = teacher = Extends()
+    loop.teach_missing = teach
+    loop.max_rounds = 3
+    path = workspace.root / "curriculum.yaml"
+    path.write_text(PLAN_ON_BLUE)
+    (outcome,) = loop.learn(load_curriculum(path))
+    stuck = (
+        "The plan fails inside put_on (skills/put_on.py:12) the same way as the round before: "
+        "ValueError: cannot reach blue_block from here"
+    )
+    assert said.count(stuck) == (1 if teach else 2)
+    if teach:
+        # Extended on the plan's own layout, then the same plan passes in the next round.
+        assert teacher.proposals == [
+            "put_on: extended to this case, where it fails: ValueError: cannot reach "
+            "blue_block from here"
+        ]
+        assert (outcome.accepted, outcome.rounds, outcome.taught) == (True, 3, ["put_on", "put_on"])
+        assert skill_files(workspace)["put_on.py"] == GOOD_MODULE.removeprefix(
+            "# skills/put_on.py\n"
+        )
+    else:
+        assert teacher.proposals == []
+        assert (outcome.accepted, outcome.rounds) == (False, 3)
+        assert skill_files(workspace)["put_on.py"] == NOT_ON_BLUE
+
+
 def test_a_failure_during_commit_keeps_nothing(workspace: Workspace, monkeypatch) -> None:
     import lyra.journal
 

@@ -28,6 +28,7 @@ from lyra.curriculum import (
     TAUGHT,
     CurriculumError,
     Progress,
+    SkillTarget,
     Task,
     one_off_task,
     refuse_anchors,
@@ -109,6 +110,8 @@ class _Round:
     correction: str = ""
     regression: str = ""
     hints: list[str] = field(default_factory=list)
+    # Where the last round's plan failed inside a skill: (skill, line, error), or None.
+    stuck: tuple[str, str, str] | None = None
 
 
 class _Loop:
@@ -249,6 +252,9 @@ class _Loop:
                 state.correction = verdict.text
                 outcome.corrections.append(verdict.text)
                 self.learner.say(f"{verdict.action}: {verdict.text}")
+                if skill is None and self._stuck_again(task, scene, state, outcome):
+                    state.correction = ""
+                    self.learner.say("Resuming the plan with the extended skill.")
                 continue
             if not state.last.ok:
                 # An accepted failure would be stored as the task's regression check and fail
@@ -466,8 +472,32 @@ class _Loop:
             "write the task code with the skills the library has now"
         )
 
+    def _stuck_again(self, task: Task, scene: Any, state: _Round, outcome: TaskOutcome) -> bool:
+        """Offer to extend a skill the plan fails inside the same way as in the round before.
+
+        Rounds of plan feedback cannot change a skill; the person can extend it on this layout
+        (as a missing skill is taught), and the plan resumes with it. True if it was extended.
+        """
+        assert state.last is not None
+        stuck = _failed_inside(state.last)
+        again, state.stuck = stuck is not None and stuck == state.stuck, stuck
+        if not again or stuck is None:
+            return False
+        name, line, error = stuck
+        if name in outcome.taught:  # extended in this task already
+            return False
+        self.learner.say(
+            f"The plan fails inside {name} ({line}) the same way as the round before: {error}"
+        )
+        return self._teach_skill_for(
+            task, scene, f"{name}: extended to this case, where it fails: {error}", outcome
+        )
+
     def _teach_skill_for(self, task: Task, scene: Any, proposal: str, outcome: TaskOutcome) -> bool:
-        """Pause a plan to teach the skill it asked for, in the plan's scene; True if kept."""
+        """Pause a plan to teach the skill it asked for, in the plan's scene; True if kept.
+
+        A skill the library has already is extended (``extend: true``) rather than made anew.
+        """
         name = proposal.partition(":")[0].strip()
         if not self.learner.teach_missing:
             self.teacher.tell(
@@ -496,6 +526,9 @@ class _Loop:
         except CurriculumError as error:
             self.teacher.tell(f"That task cannot be taught: {error}")
             return False
+        if request.name in parse_library(self.learner.ws.skills_dir).records:
+            target = SkillTarget(name=request.name, extend=True)
+            skill_task = skill_task.model_copy(update={"skill": target})
         taught_outcome = self.learner.teach(
             skill_task, TAUGHT, Progress.load(self.learner.ws, TAUGHT)
         )
@@ -582,6 +615,29 @@ def _usable(task: Task, library: Library) -> set[str]:
     """The skills the task's backend can run: those that reach only primitives it has."""
     calls = {r.name: (r.calls_primitives, r.calls_skills) for r in library}
     return runnable(calls, set(PRIMITIVES) - set(task.spec().capabilities))
+
+
+# A traceback line of the runner's feedback that is inside a skill module.
+_SKILL_FRAME = re.compile(r"^\s*at skills/(\w+)\.py:(\d+)")
+
+
+def _failed_inside(attempt: Attempt) -> tuple[str, str, str] | None:
+    """Where the first seed whose code failed went wrong inside a skill.
+
+    The innermost skill frame (name, ``skills/NAME.py:LINE``) and the error's first line; None
+    where the code failed outside every skill, or no seed's code failed.
+    """
+    failed = next((run.result for run in attempt.runs if not run.result.ok), None)
+    if failed is None:
+        return None
+    lines = failed.feedback.splitlines()
+    frames = [m for m in map(_SKILL_FRAME.match, lines) if m is not None]
+    if not frames:
+        return None
+    name, line = frames[-1].groups()
+    # The error without its numbers: a slip a few millimetres off is the same slip.
+    error = re.sub(r"-?\d+(\.\d+)?", "N", lines[0])
+    return name, f"skills/{name}.py:{line}", error
 
 
 def _plan_summary(code: str) -> str:
