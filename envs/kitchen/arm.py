@@ -15,23 +15,16 @@ import contextlib
 import io
 import math
 import os
-import threading
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from envs.kitchen.tasks import JOINTS, TASKS, THINGS, Thing
-from envs.mujoco_parts import ArmParts, StepBudgetError, rotation_error, subtree_box
+from envs.mujoco_arm import LIFT, PRESS_LEAD, PUSH_REACHED, MujocoArm
+from envs.mujoco_parts import rotation_error, subtree_box
 from lyra.embodiment import WorkspaceBox
-from lyra.errors import (
-    GraspError,
-    LyraError,
-    MotionError,
-    StoppedError,
-    UnknownJointError,
-    UnreachablePoseError,
-)
+from lyra.errors import GraspError, UnknownJointError, UnreachablePoseError
 from lyra.geometry import Point, Pose
 
 # MuJoCo picks its GL backend at import: EGL renders offscreen on a machine with no display.
@@ -53,7 +46,6 @@ KNOB_SPEED = 0.02  # and when it turns where it is: a knob's damping makes a fas
 JOINT_SPEED = 0.08  # radians a step each joint moves by, on a motion made joint by joint
 JOINT_FOLLOW = 0.15  # radians behind their targets: something holds the arm back
 REACHED = 0.002  # a motion ends when the fingertips are this close to the target
-PUSH_REACHED = 0.005  # and this close at the end of a push
 SETTLE_STEPS = 12  # steps a motion may take to close the last gap
 GRIP_STEPS = 6  # steps to close or open the fingers
 OPEN, CLOSED = 0.04, 0.0  # the fingers' joint targets
@@ -62,11 +54,9 @@ MAX_BIAS = 0.15  # radians: the integral term's bound (a blocked arm must not wi
 FOLLOW = 0.03  # the waypoint waits while the fingertips are this far behind it
 BLOCKED_STEPS = 5  # steps behind and stalled: something blocks the fingertips
 STALLED = 0.003  # metres a step the fingertips move by, at most, when something holds them
-PRESS_LEAD = 0.01  # how far past a blocked hand its target stays, pressing on
 TILTS = (0, 10, 20, 30)  # degrees the gripper may tilt down to take a part from the front
 # How far in front of a grip point the fingers line up to take it: the first the arm reaches.
 STANDOFFS = (0.08, 0.06, 0.04, 0.02)
-CLEARANCE = 0.05  # how far release() draws the fingers back
 DROP = 0.005  # metres above its target the kettle is let go
 SWING_SECONDS = 0.4  # a carried kettle comes to rest in the fingers in this long
 IK_TOLERANCE = 0.003  # metres: a target the solver ends further from is out of reach
@@ -112,21 +102,22 @@ def _xyzw(matrix: np.ndarray) -> tuple[float, float, float, float]:
     return (x, y, z, w)
 
 
-class KitchenArm(ArmParts):
+class KitchenArm(MujocoArm):
     """The Kitchen's world and its Franka, reused across scenes and seeds (it is one scene)."""
 
     backend_name = "kitchen"
+    follow = FOLLOW
+    blocked_steps = BLOCKED_STEPS
+    settle_steps = SETTLE_STEPS
+    grip_steps = GRIP_STEPS
+    open_grip, closed_grip = OPEN, CLOSED
+    fixed_where = "in the kitchen"
 
     def __init__(self) -> None:
-        self.env: Any = None
+        super().__init__()
         self.tasks: list[str] = []
-        self.grip = OPEN
-        self.held: str | None = None
-        self.steps = 0
-        self.max_steps = 0
         self.done_tasks: set[str] = set()
         self._ever_done: set[str] = set()
-        self._stop = threading.Event()
         self._orientation = FORWARD
         self._qdes = np.zeros(ARM_JOINTS)
         self._bias = np.zeros(ARM_JOINTS)
@@ -153,8 +144,7 @@ class KitchenArm(ArmParts):
         if perturb:
             self._move_kettle(np.random.default_rng(perturb).uniform(-1e-6, 1e-6, 2))
         self.tasks = list(tasks)
-        self.grip, self.held, self.steps, self.max_steps = OPEN, None, 0, max_steps
-        self._stop.clear()
+        self._begin(max_steps)
         self._qdes = self._q()
         self._bias = np.zeros(ARM_JOINTS)
         # The Kitchen starts its arm folded back against a shoulder limit, a posture from which
@@ -212,28 +202,16 @@ class KitchenArm(ArmParts):
         """1.0 when every task of the scene was done at some step since the reset."""
         return float(all(task in self._ever_done for task in self.tasks))
 
-    @property
-    def sim_time(self) -> float:
-        """Simulated seconds since the reset (a step is 80 ms)."""
-        return self.steps * float(self.env.robot_env.dt) if self.env is not None else 0.0
-
-    def stop(self) -> None:
-        """Make the next step fail: another thread preempts the running motion."""
-        self._stop.set()
+    def _dt(self) -> float:
+        """A step is 80 ms."""
+        return float(self.env.robot_env.dt)
 
     def _q(self) -> np.ndarray:
         return np.asarray(self.env.data.qpos[:ARM_JOINTS], dtype=float).copy()
 
     def step(self, *, budgeted: bool = True) -> None:
         """One environment step toward the commanded joints and fingers."""
-        if self._stop.is_set():
-            raise StoppedError("the motion was stopped; nothing moves until the next reset")
-        if budgeted and self.steps >= self.max_steps:
-            raise StepBudgetError(
-                f"the episode's {self.max_steps} environment steps are used up "
-                f"({self.max_steps * float(self.env.robot_env.dt):.1f} simulated seconds): "
-                "take fewer or shorter motions"
-            )
+        self._may_step(budgeted)
         robot = self.env.robot_env
         # The Kitchen adds its action to the joints' noisy reading: aim from that reading.
         observed = np.asarray(robot._last_robot_qpos, dtype=float)
@@ -247,7 +225,7 @@ class KitchenArm(ArmParts):
 
     def hold(self, seconds: float) -> None:
         """Step with the arm and fingers held where they were commanded."""
-        for _ in range(round(seconds / float(self.env.robot_env.dt))):
+        for _ in range(round(seconds / self._dt())):
             self.step(budgeted=False)
 
     def close(self) -> None:
@@ -403,12 +381,7 @@ class KitchenArm(ArmParts):
 
     def _check_reach(self, target: np.ndarray, frame: np.ndarray) -> Plan:
         """The joints that put the fingertips at the target; UnreachablePoseError if none."""
-        for axis, name in enumerate("xyz"):
-            if not BOX_LOW[axis] - 1e-9 <= target[axis] <= BOX_HIGH[axis] + 1e-9:
-                raise UnreachablePoseError(
-                    f"({target[0]:.3f}, {target[1]:.3f}, {target[2]:.3f})",
-                    f"{name} must lie in [{BOX_LOW[axis]:.3f}, {BOX_HIGH[axis]:.3f}]",
-                )
+        self._check_box(target)
         goal = self._plan(target, frame)
         if goal is None:
             raise UnreachablePoseError(
@@ -447,33 +420,27 @@ class KitchenArm(ArmParts):
             math.ceil(float(np.linalg.norm(target - start)) / speed),
             math.ceil(angle / turn_speed),
         )
-        done, behind = 0, 0
-        waypoint, last = start, start
-        while done < count:
-            here = self._tcp()
-            if np.linalg.norm(waypoint - here) < FOLLOW:
-                done, behind = done + 1, 0
-            elif np.linalg.norm(here - last) < STALLED:
-                behind += 1  # behind and not moving: held back (a turning wrist lags, moving)
-            last = here
-            if behind > BLOCKED_STEPS:
-                direction = target - start
-                norm = float(np.linalg.norm(direction))
-                lead = PRESS_LEAD * direction / norm if norm > 1e-9 else np.zeros(3)
-                self._qdes, _ = self._solve(self._tcp() + lead, self._orientation, self._q())
-                self.step()
-                return float(np.linalg.norm(target - self._tcp()))
-            share = done / count
-            waypoint = start + (target - start) * share
+
+        def press() -> None:
+            direction = target - start
+            norm = float(np.linalg.norm(direction))
+            lead = PRESS_LEAD * direction / norm if norm > 1e-9 else np.zeros(3)
+            self._qdes, _ = self._solve(self._tcp() + lead, self._orientation, self._q())
+            self.step()
+
+        def advance(previous: np.ndarray, waypoint: np.ndarray, share: float) -> None:
             self._orientation = _about(axis, angle * share) @ start_frame
             self._qdes, _ = self._solve(waypoint, self._orientation, self._qdes)
             self.step()
+
+        if self._follow(start, target, count, advance, press):
+            return float(np.linalg.norm(target - self._tcp()))
         self._orientation = frame
-        for _ in range(SETTLE_STEPS):
-            if np.linalg.norm(target - self._tcp()) < reached:
-                break
-            self.step()
-        return float(np.linalg.norm(target - self._tcp()))
+        return self._settle(target, reached)
+
+    def _held_back(self, here: np.ndarray, last: np.ndarray) -> bool:
+        # Behind and not moving: held back (a turning wrist lags, moving).
+        return bool(np.linalg.norm(here - last) < STALLED)
 
     def _in_the_way(self) -> str:
         """What the arm touches, in the words the scene uses, for a motion that stopped short."""
@@ -517,22 +484,16 @@ class KitchenArm(ArmParts):
     def move_ee(self, pose: Pose) -> None:
         """Move the fingertips in a straight line to a pose, the gripper keeping its orientation."""
         target = pose.position.as_array()
-        if abs(math.remainder(pose.yaw - self.ee_pose().yaw, 2 * math.pi)) > math.radians(1):
-            raise UnreachablePoseError(
-                "that yaw",
-                "in the Kitchen the gripper points where grasp() and turn() leave it: give a Point",
-            )
+        self._check_yaw(
+            pose,
+            "in the Kitchen the gripper points where grasp() and turn() leave it: give a Point",
+        )
         left = self._line(target, plan=self._check_reach(target, self._orientation))
-        if left > 0.01:
-            raise MotionError(
-                f"the gripper stopped {left * 1000:.0f} mm short of "
-                f"({target[0]:.3f}, {target[1]:.3f}, {target[2]:.3f}): {self._in_the_way()}"
-            )
+        self._check_arrived(left, f"({target[0]:.3f}, {target[1]:.3f}, {target[2]:.3f})")
 
-    def _fingers(self, target: float) -> None:
-        self.grip = target
-        for _ in range(GRIP_STEPS):
-            self.step()
+    def _keep(self, hold: np.ndarray | None) -> None:
+        """One step: the servos keep the joints where the last motion commanded them."""
+        self.step()
 
     def grasp(self, name: str) -> None:
         """Close the gripper on a part where it is, coming at it from the front."""
@@ -557,11 +518,7 @@ class KitchenArm(ArmParts):
                 break
         for target in (*way, point + back, point):
             left = self._line(target, frame, plan=self._check_reach(target, frame))
-            if left > 0.01:
-                raise MotionError(
-                    f"the gripper stopped {left * 1000:.0f} mm short of '{name}': "
-                    f"{self._in_the_way()}"
-                )
+            self._check_arrived(left, f"'{name}'")
         self._fingers(CLOSED)
         self.held = name
 
@@ -579,44 +536,14 @@ class KitchenArm(ArmParts):
                 return frame
         raise UnreachablePoseError(f"'{name}'", "the arm cannot reach it from the front")
 
-    def close_gripper(self) -> None:
-        """Close the empty fingers where they are."""
-        if self.held is not None:
-            raise GraspError(f"the gripper holds '{self.held}': release it first")
-        self._fingers(CLOSED)
+    def _back(self) -> Point:
+        """Away from where the gripper points."""
+        return Point.of(-self._orientation[:, 2])
 
-    def release(self) -> None:
-        """Open the gripper and draw the fingertips back 5 cm from where it points."""
-        self._fingers(OPEN)
-        self.held = None
-        back = -self._orientation[:, 2]
-        self.push(Point.of(back), CLEARANCE)
+    def _lift(self) -> None:
+        self.push(Point(0.0, 0.0, 1.0), LIFT)
 
-    def pick(self, name: str) -> None:
-        """Grasp a free object and lift it 10 cm; a grasp that slips raises GraspError."""
-        thing = self._thing(name)
-        if not thing.movable:
-            raise GraspError(
-                f"'{name}' is a {thing.kind}, fixed in the kitchen: use grasp() and push() "
-                "to move it"
-            )
-        start = self._position(thing)
-        self.grasp(name)
-        self.push(Point(0.0, 0.0, 1.0), 0.1)
-        if self._position(thing)[2] < start[2] + 0.05:
-            self._fingers(OPEN)
-            self.held = None
-            raise GraspError(f"the grasp on '{name}' slipped: it did not rise with the gripper")
-
-    def place(self, pose: Pose) -> None:
-        """Carry the held object so its point reaches the pose, open, and draw back."""
-        if self.held is None:
-            raise GraspError("the gripper holds nothing: pick something first")
-        thing = self._thing(self.held)
-        offset = self._tcp() - self._position(thing)
-        target = pose.position.as_array() + offset
-        above = np.array([target[0], target[1], max(target[2], float(self._tcp()[2]))])
-        self.move_ee(Pose(Point.of(above), self.ee_pose().orientation))
+    def _set_down(self, thing: Thing, pose: Pose, target: np.ndarray) -> None:
         # The kettle swings a little in the fingers on the way: aim again from where it hangs.
         self.hold(SWING_SECONDS)
         # It is let go of just above the target: pressed onto the stove, it slides.
@@ -628,21 +555,11 @@ class KitchenArm(ArmParts):
         if np.linalg.norm(miss) > REACHED:
             self._line(self._tcp() + miss)
             self.hold(SWING_SECONDS)
-        self.release()
 
-    def push(self, direction: Point, distance: float) -> float:
-        """Move the fingertips along a direction up to a distance; how far they got along it."""
-        vector = direction.as_array()
-        norm = float(np.linalg.norm(vector))
-        if norm < 1e-9 or distance < 0:
-            raise LyraError("push needs a non-zero direction and a distance of 0 or more")
-        unit = vector / norm
-        start = self._tcp()
-        target = np.clip(start + unit * distance, BOX_LOW, BOX_HIGH)
+    def _push_line(self, target: np.ndarray) -> None:
         # A door or a drawer held by friction alone slips out of fingers that pull it fast.
         fixed = self.held is not None and not self._thing(self.held).movable
         self._line(target, reached=PUSH_REACHED, speed=PULL_SPEED if fixed else STEP_SPEED)
-        return float(np.dot(self._tcp() - start, unit))
 
     def turn(self, angle_deg: float) -> float:
         """Turn the gripper about where it points, fingertips in place; the degrees it turned."""

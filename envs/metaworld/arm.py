@@ -11,23 +11,15 @@ from __future__ import annotations
 
 import math
 import os
-import threading
 from typing import Any
 
 import numpy as np
 
 from envs.metaworld.tasks import Task, Thing, env_name, find_task
-from envs.mujoco_parts import ArmParts, StepBudgetError, dot3, norm3, subtree_box
+from envs.mujoco_arm import CLEARANCE, LIFT, PRESS_LEAD, PUSH_REACHED, MujocoArm
+from envs.mujoco_parts import dot3, norm3, subtree_box
 from lyra.embodiment import WorkspaceBox
-from lyra.errors import (
-    GraspError,
-    LyraError,
-    MotionError,
-    StoppedError,
-    UnknownJointError,
-    UnreachablePoseError,
-    UnsupportedPrimitiveError,
-)
+from lyra.errors import GraspError, UnknownJointError, UnsupportedPrimitiveError
 from lyra.geometry import Point, Pose, Size
 
 # MuJoCo picks its GL backend at import: EGL renders offscreen on a machine with no display.
@@ -40,36 +32,36 @@ DOWN = (1.0, 0.0, 0.0, 0.0)
 STEP_SPEED = 0.008  # metres a step along a line (an action moves the target at most 1 cm)
 REACHED = 0.003  # a motion ends when the fingertips are this close to the target
 GRASP_REACHED = 0.001  # and this close where they close on something
-PUSH_REACHED = 0.005  # and this close at the end of a push
 PRESS = 0.015  # how far below where they came down the fingertips are steered while closing
 SETTLE_STEPS = 60  # steps a motion may take to close the last gap
 GRIP_STEPS = 25  # steps to close or open the fingers (measured: 20 close on a 3 cm peg)
 CORRECTION = 0.3  # share of the fingertips' error the hand's target moves by, each step
 FOLLOW = 0.02  # the waypoint waits while the fingertips are this far behind it
 BLOCKED_STEPS = 10  # steps behind in a row: something blocks the fingertips
-PRESS_LEAD = 0.01  # how far past a blocked hand its target stays, pressing on
-UNWIND_STEPS = 6  # steps to bring a wound-up target back to that (at most 1 cm a step)
-CLEARANCE = 0.05  # above an object's top before descending onto it
+UNWIND_STEPS = 6  # steps to bring a wound-up target back to PRESS_LEAD (at most 1 cm a step)
 MARKER = Size(0.02, 0.02, 0.02)  # the extent reported for a goal, which has none
 
 
-class MetaWorldArm(ArmParts):
+class MetaWorldArm(MujocoArm):
     """One MetaWorld task's world, reused across seeds (building an environment costs 0.5 s)."""
 
     backend_name = "metaworld"
+    follow = FOLLOW
+    blocked_steps = BLOCKED_STEPS
+    settle_steps = SETTLE_STEPS
+    grip_steps = GRIP_STEPS
+    open_grip, closed_grip = -1.0, 1.0  # MetaWorld's gripper action
+    budget_digits = 2
+    reach_words = ", the box the fingertips reach"
+    fixed_where = "to its part"
 
     def __init__(self) -> None:
+        super().__init__()
         self._envs: dict[str, Any] = {}
         self._tasks: dict[str, Task] = {}
-        self.env: Any = None
         self.task: Task | None = None
-        self.grip = -1.0  # the last gripper command: -1 open, +1 closed
-        self.held: str | None = None
-        self.steps = 0
-        self.max_steps = 500
         self.success = 0.0
         self.success_any = 0.0
-        self._stop = threading.Event()
         self._box_reached = WorkspaceBox(Point(0, 0, 0), Point(0, 0, 0), 0.0)
 
     # --- the world ---------------------------------------------------------------------
@@ -93,8 +85,7 @@ class MetaWorldArm(ArmParts):
         self._tasks[task] = self.task
         if perturb:
             self._nudge(perturb)
-        self.grip, self.held, self.steps, self.max_steps = -1.0, None, 0, max_steps
-        self._stop.clear()
+        self._begin(max_steps)
         self.success = self._success_now()
         self.success_any = self.success
         self._box_reached = self._reach_box()
@@ -132,25 +123,13 @@ class MetaWorldArm(ArmParts):
         _, info = self.env.evaluate_state(obs, np.zeros(4))
         return float(info["success"])
 
-    @property
-    def sim_time(self) -> float:
-        """Simulated seconds since the reset (a step is 12.5 ms)."""
-        return self.steps * float(self.env.dt) if self.env is not None else 0.0
-
-    def stop(self) -> None:
-        """Make the next step fail: another thread preempts the running motion."""
-        self._stop.set()
+    def _dt(self) -> float:
+        """A step is 12.5 ms."""
+        return float(self.env.dt)
 
     def step(self, move: np.ndarray, *, budgeted: bool = True) -> None:
         """One environment step steering the hand by ``move`` (an action, clipped to +-1)."""
-        if self._stop.is_set():
-            raise StoppedError("the motion was stopped; nothing moves until the next reset")
-        if budgeted and self.steps >= self.max_steps:
-            raise StepBudgetError(
-                f"the episode's {self.max_steps} environment steps are used up "
-                f"({self.max_steps * float(self.env.dt):.2f} simulated seconds): "
-                "take fewer or shorter motions"
-            )
+        self._may_step(budgeted)
         action = np.append(np.clip(move, -1.0, 1.0), self.grip)
         _, _, _, _, info = self.env.step(action)
         self.steps += 1
@@ -165,7 +144,7 @@ class MetaWorldArm(ArmParts):
         pressed to its goal and left ran 25 mm past it).
         """
         here = self._tcp()
-        for _ in range(round(seconds / float(self.env.dt))):
+        for _ in range(round(seconds / self._dt())):
             self._steer(np.zeros(3), here, budgeted=False)
 
     def close(self) -> None:
@@ -252,16 +231,9 @@ class MetaWorldArm(ArmParts):
     def _tcp(self) -> np.ndarray:
         return np.asarray(self.env.tcp_center, dtype=float).copy()
 
-    def _check_reach(self, target: np.ndarray) -> None:
-        box = self.workspace()
-        low, high = box.low.as_array(), box.high.as_array()
-        for axis, name in enumerate("xyz"):
-            if not low[axis] - 1e-9 <= target[axis] <= high[axis] + 1e-9:
-                raise UnreachablePoseError(
-                    f"({target[0]:.3f}, {target[1]:.3f}, {target[2]:.3f})",
-                    f"{name} must lie in [{low[axis]:.3f}, {high[axis]:.3f}], the box the "
-                    "fingertips reach",
-                )
+    # MetaWorld's motions measure with these, the same on every CPU (see ``dot3``).
+    _length = staticmethod(norm3)
+    _dot = staticmethod(dot3)
 
     def _mocap(self) -> np.ndarray:
         return np.asarray(self.env.data.mocap_pos[0], dtype=float).copy()
@@ -283,28 +255,22 @@ class MetaWorldArm(ArmParts):
         # How far the hand's target sits from the hand when nothing but gravity pulls on it.
         sag = self._mocap() - self._hand()
         count = max(1, math.ceil(norm3(target - start) / STEP_SPEED))
-        done, behind, waypoint = 0, 0, start
-        while done < count:
-            if norm3(waypoint - self._tcp()) < FOLLOW:
-                done, behind = done + 1, 0
-            else:
-                behind += 1
-            if behind > BLOCKED_STEPS:
-                # The fingers keep pressing on what stopped them (a button let go springs back
-                # up), but no harder than PRESS_LEAD: a target wound up further would hold the
-                # next motion back.
-                direction = (target - start) / norm3(target - start)
-                pressing = self._hand() + sag + PRESS_LEAD * direction
-                for _ in range(UNWIND_STEPS):
-                    self._toward(pressing)
-                return norm3(target - self._tcp())
-            previous, waypoint = waypoint, start + (target - start) * (done / count)
+
+        def press() -> None:
+            # The fingers keep pressing on what stopped them (a button let go springs back up),
+            # but no harder than PRESS_LEAD: a target wound up further would hold the next
+            # motion back.
+            direction = (target - start) / norm3(target - start)
+            pressing = self._hand() + sag + PRESS_LEAD * direction
+            for _ in range(UNWIND_STEPS):
+                self._toward(pressing)
+
+        def advance(previous: np.ndarray, waypoint: np.ndarray, share: float) -> None:
             self._steer(waypoint - previous, waypoint)
-        for _ in range(SETTLE_STEPS):
-            if norm3(target - self._tcp()) < reached:
-                break
-            self._steer(np.zeros(3), target)
-        return norm3(target - self._tcp())
+
+        if self._follow(start, target, count, advance, press):
+            return norm3(target - self._tcp())
+        return self._settle(target, reached)
 
     def _steer(self, feed: np.ndarray, waypoint: np.ndarray, *, budgeted: bool = True) -> None:
         """One step: the hand's target moves by ``feed`` and a share of the fingertips' error."""
@@ -321,26 +287,17 @@ class MetaWorldArm(ArmParts):
     def move_ee(self, pose: Pose, reached: float = REACHED) -> None:
         """Move the fingertips in a straight line to a pose (the gripper keeps pointing down)."""
         target = pose.position.as_array()
-        self._check_reach(target)
-        if abs(math.remainder(pose.yaw - self.ee_pose().yaw, 2 * math.pi)) > math.radians(1):
-            raise UnreachablePoseError(
-                "that yaw", "the gripper's orientation is fixed on MetaWorld: give a Point"
-            )
+        self._check_box(target)
+        self._check_yaw(pose, "the gripper's orientation is fixed on MetaWorld: give a Point")
         left = self._line(target, reached)
-        if left > 0.01:
-            raise MotionError(
-                f"the gripper stopped {left * 1000:.0f} mm short of "
-                f"({target[0]:.3f}, {target[1]:.3f}, {target[2]:.3f}): something is in the way"
-            )
+        self._check_arrived(left, f"({target[0]:.3f}, {target[1]:.3f}, {target[2]:.3f})")
 
-    def _fingers(self, command: float, hold: np.ndarray | None = None) -> None:
-        """Open (-1) or close (+1) the fingers, steering the fingertips to ``hold`` meanwhile."""
-        self.grip = command
-        for _ in range(GRIP_STEPS):
-            if hold is None:
-                self.step(np.zeros(3))
-            else:
-                self._steer(np.zeros(3), hold)
+    def _keep(self, hold: np.ndarray | None) -> None:
+        """One step steering the fingertips to ``hold``, or leaving the hand's target as it is."""
+        if hold is None:
+            self.step(np.zeros(3))
+        else:
+            self._steer(np.zeros(3), hold)
 
     def _approach(self, thing: Thing) -> np.ndarray:
         """Open, go above the thing and come down onto its point (or as low as the fingers go).
@@ -372,51 +329,28 @@ class MetaWorldArm(ArmParts):
         self._fingers(1.0, hold=self._approach(thing) - np.array([0.0, 0.0, PRESS]))
         self.held = name
 
-    def close_gripper(self) -> None:
-        """Close the empty fingers where they are, holding the fingertips still meanwhile."""
-        if self.held is not None:
-            raise GraspError(f"the gripper holds '{self.held}': release it first")
-        self._fingers(1.0, hold=self._tcp())
+    def _back(self) -> Point:
+        """Up, or as far as the fingertips go."""
+        return Point(0.0, 0.0, 1.0)
 
-    def release(self) -> None:
-        """Open the gripper and draw the fingertips up 5 cm, or as far as they go."""
-        self._fingers(-1.0)
-        self.held = None
-        self.push(Point(0.0, 0.0, 1.0), CLEARANCE)
-
-    def pick(self, name: str) -> None:
-        """Grasp a free object and lift it 10 cm; a grasp that slips raises GraspError."""
-        thing = self._thing(name)
+    def _may_pick(self, name: str, thing: Thing) -> None:
         if thing.kind == "goal":
             raise GraspError(f"'{name}' marks where to go: it is not a thing to pick")
-        if not thing.movable:
-            raise GraspError(
-                f"'{name}' is a {thing.kind}, fixed to its part: use grasp() and push() to move it"
-            )
-        start = self._position(thing)
-        self.grasp(name)
-        self.move_ee(Pose(Point.of(self._tcp() + np.array([0.0, 0.0, 0.1])), DOWN))
-        if self._position(thing)[2] < start[2] + 0.05:
-            self._fingers(-1.0)
-            self.held = None
-            raise GraspError(f"the grasp on '{name}' slipped: it did not rise with the gripper")
+        super()._may_pick(name, thing)
 
-    def place(self, pose: Pose) -> None:
-        """Carry the held object so its measured point reaches the pose, open, retreat upwards."""
-        if self.held is None:
-            raise GraspError("the gripper holds nothing: pick something first")
-        thing = self._thing(self.held)
-        offset = self._tcp() - self._position(thing)
-        target = pose.position.as_array() + offset
+    def _lift(self) -> None:
+        self.move_ee(Pose(Point.of(self._tcp() + np.array([0.0, 0.0, LIFT])), DOWN))
+
+    def _lowest(self, target: np.ndarray) -> np.ndarray:
         # Grasped low, the fingertips sit below the object's centre: on the table they can go
         # no lower, and the object comes to rest on it all the same.
         target[2] = max(target[2], self.workspace().low.z)
-        above = np.array([target[0], target[1], max(target[2], float(self._tcp()[2]))])
-        self.move_ee(Pose(Point.of(above), DOWN))
+        return target
+
+    def _set_down(self, thing: Thing, pose: Pose, target: np.ndarray) -> None:
         # Coming down, the object may meet the table (or what it is set on) a little before its
         # point reaches the target: it is put down where it comes to rest.
         self._line(target)
-        self.release()
 
     def turn(self, angle_deg: float) -> float:
         """Not a MetaWorld primitive: the Sawyer cannot turn its gripper (the facade refuses it)."""
@@ -424,17 +358,7 @@ class MetaWorldArm(ArmParts):
 
         raise UnsupportedPrimitiveError("turn", "metaworld", backends_with("turn"))
 
-    def push(self, direction: Point, distance: float) -> float:
-        """Move the fingertips along a direction up to a distance; how far they got along it."""
-        vector = direction.as_array()
-        norm = norm3(vector)
-        if norm < 1e-9 or distance < 0:
-            raise LyraError("push needs a non-zero direction and a distance of 0 or more")
-        unit = vector / norm
-        start = self._tcp()
-        box = self.workspace()
-        target = np.clip(start + unit * distance, box.low.as_array(), box.high.as_array())
+    def _push_line(self, target: np.ndarray) -> None:
         # What is pushed holds the fingertips back: closing the last millimetres costs steps
         # and buys nothing.
         self._line(target, PUSH_REACHED)
-        return dot3(self._tcp() - start, unit)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import lyra
-from envs.kitchen.arm import StepBudgetError
 from envs.kitchen.backend import KitchenBackend
 from envs.kitchen.predicates import done
+from envs.mujoco_parts import StepBudgetError
 from lyra import api
 from lyra.backend import backend_spec
 from lyra.episode import run_episode

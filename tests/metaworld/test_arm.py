@@ -8,8 +8,8 @@ from fractions import Fraction
 import pytest
 
 import lyra
-from envs.metaworld.arm import StepBudgetError
 from envs.metaworld.backend import MetaWorldBackend
+from envs.mujoco_parts import StepBudgetError
 from lyra import api
 from lyra.backend import backend_spec
 from lyra.errors import GraspError, UnknownJointError, UnreachablePoseError
