@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
+from pydantic import BaseModel
 
-from envs.mujoco_parts import ArmParts, StepBudgetError
-from lyra.embodiment import WorkspaceBox
+from envs.mujoco_parts import ArmParts, MujocoBackend, StepBudgetError
+from lyra.embodiment import WorkspaceBox, WorldState
 from lyra.errors import GraspError, LyraError, MotionError, StoppedError, UnreachablePoseError
 from lyra.geometry import Point, Pose
 
@@ -209,6 +210,13 @@ class MujocoArm(ArmParts):
         """Close the gripper on an object where it is."""
         raise NotImplementedError
 
+    def _to_grasp(self, name: str) -> Any:
+        """The thing grasp() closes on; GraspError while the gripper holds another."""
+        thing = self._thing(name)
+        if self.held is not None:
+            raise GraspError(f"the gripper already holds '{self.held}': release it first")
+        return thing
+
     def _back(self) -> Point:
         """The way release() draws the fingertips."""
         raise NotImplementedError
@@ -279,3 +287,32 @@ class MujocoArm(ArmParts):
         target = np.clip(start + unit * distance, box.low.as_array(), box.high.as_array())
         self._push_line(target)
         return self._dot(self._tcp() - start, unit)
+
+
+class MujocoArmBackend(MujocoBackend):
+    """A :class:`MujocoArm` behind the lyra Backend protocol: its scene, reset and world state.
+
+    A backend names its scene model (``scene_type``), lays a scene out on its arm and says
+    what its success signals are.
+    """
+
+    scene_type: ClassVar[type[BaseModel]]
+
+    def reset(self, scene: Any, seed: int, perturb: int = 0) -> None:
+        """Lay the scene out from a seed (``perturb`` nudges it by a micrometre)."""
+        kind = self.scene_type
+        spec = scene if isinstance(scene, kind) else kind.model_validate(scene)
+        self._lay_out(spec, seed, perturb)
+
+    def _lay_out(self, scene: Any, seed: int, perturb: int) -> None:
+        raise NotImplementedError
+
+    def world_state(self) -> WorldState:
+        """Objects, joints, and the backend's success signals."""
+        return WorldState(self.arm.world_state(), self.arm.joints(), self._success())
+
+    def _success(self) -> dict[str, float]:
+        raise NotImplementedError
+
+    def park(self) -> None:
+        """Leave the arm where the plan left it."""

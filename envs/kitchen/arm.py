@@ -497,9 +497,7 @@ class KitchenArm(MujocoArm):
 
     def grasp(self, name: str) -> None:
         """Close the gripper on a part where it is, coming at it from the front."""
-        thing = self._thing(name)
-        if self.held is not None:
-            raise GraspError(f"the gripper already holds '{self.held}': release it first")
+        thing = self._to_grasp(name)
         if thing.kind == "burner":
             raise GraspError(f"'{name}' is a burner's plate: there is nothing on it to hold")
         frame = self._front(self._position(thing, thing.grip), name, thing.across)

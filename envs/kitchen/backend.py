@@ -12,15 +12,15 @@ from typing import Any, ClassVar
 from envs.kitchen import SPEC
 from envs.kitchen.arm import KitchenArm
 from envs.kitchen.scene import KitchenScene
-from envs.mujoco_parts import MujocoBackend
-from lyra.embodiment import WorldState
+from envs.mujoco_arm import MujocoArmBackend
 
 
-class KitchenBackend(MujocoBackend):
+class KitchenBackend(MujocoArmBackend):
     """A :class:`~envs.kitchen.arm.KitchenArm` behind the lyra Backend protocol."""
 
     spec = SPEC
     arm: KitchenArm
+    scene_type = KitchenScene
     # From behind the robot's left shoulder, looking at the stove and the microwave.
     view: ClassVar[Mapping[str, Any]] = {
         "lookat": (-0.35, 0.55, 2.0),
@@ -33,22 +33,17 @@ class KitchenBackend(MujocoBackend):
         super().__init__()
         self.arm = KitchenArm()
 
-    def reset(self, scene: Any, seed: int, perturb: int = 0) -> None:
-        """Lay the Kitchen out; the seed draws its sensor noise (``perturb`` nudges the kettle)."""
-        spec = scene if isinstance(scene, KitchenScene) else KitchenScene.model_validate(scene)
-        self.arm.reset(spec.tasks, seed, spec.steps, perturb, spec.jitter)
+    def _lay_out(self, scene: KitchenScene, seed: int, perturb: int) -> None:
+        """The Kitchen; the seed draws its sensor noise (``perturb`` nudges the kettle)."""
+        self.arm.reset(scene.tasks, seed, scene.steps, perturb, scene.jitter)
 
-    def world_state(self) -> WorldState:
-        """Things, joints, and the Kitchen's success now and at any step since the reset."""
-        return WorldState(
-            self.arm.world_state(),
-            self.arm.joints(),
-            {
-                "success": self.arm.success,
-                "success_any": self.arm.success_any,
-                **{f"done:{task}": float(task in self.arm.done_tasks) for task in self.arm.tasks},
-            },
-        )
+    def _success(self) -> dict[str, float]:
+        """The Kitchen's success now and at any step since the reset, and each task's now."""
+        return {
+            "success": self.arm.success,
+            "success_any": self.arm.success_any,
+            **{f"done:{task}": float(task in self.arm.done_tasks) for task in self.arm.tasks},
+        }
 
     def park(self) -> None:
         """Leave the arm where the plan left it (a knob let go of stays turned; so do doors)."""

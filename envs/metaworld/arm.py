@@ -320,9 +320,7 @@ class MetaWorldArm(MujocoArm):
 
     def grasp(self, name: str) -> None:
         """Close the gripper on an object where it is, coming from above; nothing is lifted."""
-        thing = self._thing(name)
-        if self.held is not None:
-            raise GraspError(f"the gripper already holds '{self.held}': release it first")
+        thing = self._to_grasp(name)
         if thing.kind == "goal":
             raise GraspError(f"'{name}' marks where to go: it is not a thing to hold")
         # Closing, the fingers ride up on what they close on unless the hand presses down.

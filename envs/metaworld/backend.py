@@ -12,15 +12,15 @@ from typing import Any, ClassVar
 from envs.metaworld import SPEC
 from envs.metaworld.arm import MetaWorldArm
 from envs.metaworld.scene import MetaWorldScene
-from envs.mujoco_parts import MujocoBackend
-from lyra.embodiment import WorldState
+from envs.mujoco_arm import MujocoArmBackend
 
 
-class MetaWorldBackend(MujocoBackend):
+class MetaWorldBackend(MujocoArmBackend):
     """A :class:`~envs.metaworld.arm.MetaWorldArm` behind the lyra Backend protocol."""
 
     spec = SPEC
     arm: MetaWorldArm
+    scene_type = MetaWorldScene
     # A camera beside the robot, looking over the table from its right (azimuth in degrees).
     view: ClassVar[Mapping[str, Any]] = {
         "lookat": (0.0, 0.7, 0.1),
@@ -33,18 +33,13 @@ class MetaWorldBackend(MujocoBackend):
         super().__init__()
         self.arm = MetaWorldArm()
 
-    def reset(self, scene: Any, seed: int, perturb: int = 0) -> None:
-        """Lay the task out from a seed (``perturb`` nudges free bodies by a micrometre)."""
-        spec = scene if isinstance(scene, MetaWorldScene) else MetaWorldScene.model_validate(scene)
-        self.arm.reset(spec.task, seed, spec.steps, perturb)
+    def _lay_out(self, scene: MetaWorldScene, seed: int, perturb: int) -> None:
+        """The task, from a seed (``perturb`` nudges free bodies by a micrometre)."""
+        self.arm.reset(scene.task, seed, scene.steps, perturb)
 
-    def world_state(self) -> WorldState:
-        """Objects, joints, and MetaWorld's success now and at any step since the reset."""
-        return WorldState(
-            self.arm.world_state(),
-            self.arm.joints(),
-            {"success": self.arm.success, "success_any": self.arm.success_any},
-        )
+    def _success(self) -> dict[str, float]:
+        """MetaWorld's success now and at any step since the reset."""
+        return {"success": self.arm.success, "success_any": self.arm.success_any}
 
     def park(self) -> None:
         """Leave the arm where the plan left it.
