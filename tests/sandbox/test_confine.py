@@ -196,9 +196,26 @@ def test_without_seccomp_the_other_layers_still_keep_the_files(top: Path) -> Non
     }
 
 
+def reachable_by_others(path: Path) -> bool:
+    """Whether a uid with no claim on a file may read it: every folder above it searchable by
+    others, and the file readable by them."""
+    return all(folder.stat().st_mode & 0o001 for folder in path.parents) and bool(
+        path.stat().st_mode & 0o004
+    )
+
+
 def test_what_a_plan_needs_still_works(top: Path) -> None:
+    import lyra.api
+
     outcomes = probe(top, WITHIN)["outcomes"]
-    assert outcomes == {name: "done" for name in WITHIN}
+    # Under root the worker is a uid of its own: a checkout in a folder closed to others (a
+    # fresh `mktemp -d`) keeps lyra's files from it, which it does not need (the zygote
+    # imported them); the read is refused by the folder's mode, not by a layer.
+    closed = os.getuid() == 0 and not reachable_by_others(Path(lyra.api.__file__))
+    expected = {name: "done" for name in WITHIN}
+    if closed:
+        expected["read_lyra"] = "PermissionError"
+    assert outcomes == expected
     assert (top / "scratch" / "note.txt").read_text() == "ok"
 
 
