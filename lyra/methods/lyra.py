@@ -479,9 +479,9 @@ class _Loop:
         (as a missing skill is taught), and the plan resumes with it. True if it was extended.
         """
         assert state.last is not None
-        stuck = _failed_inside(state.last)
-        again, state.stuck = stuck is not None and stuck == state.stuck, stuck
-        if not again or stuck is None:
+        stuck, before = _failed_inside(state.last), state.stuck
+        state.stuck = stuck
+        if stuck is None or stuck != before:
             return False
         name, line, error = stuck
         if name in outcome.taught:  # extended in this task already
