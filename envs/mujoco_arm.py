@@ -127,9 +127,41 @@ class MujocoArm(ArmParts):
         if abs(math.remainder(pose.yaw - self.ee_pose().yaw, 2 * math.pi)) > math.radians(1):
             raise UnreachablePoseError("that yaw", why)
 
+    def _is_robot(self, body: int) -> bool:
+        """Whether a MuJoCo body is part of the arm or its gripper."""
+        raise NotImplementedError
+
+    def _thing_body(self, thing: Any) -> int | None:
+        """The MuJoCo body a named thing hangs from; None for a marker with no body."""
+        raise NotImplementedError
+
+    def _scenery(self, body: int) -> str:
+        """What to call a body the arm touches that belongs to no named thing."""
+        raise NotImplementedError
+
     def _in_the_way(self) -> str:
-        """Why a motion stopped short, for its refusal."""
-        return "something is in the way"
+        """What the arm touches, in the words the scene uses, for a motion that stopped short."""
+        model, data = self.env.model, self.env.data
+        names: dict[int, str] = {}
+        for thing in self._things():
+            body = self._thing_body(thing)
+            if body is not None:
+                names.setdefault(body, thing.name)
+        touched = set()
+        for contact in data.contact[: data.ncon]:
+            bodies = [int(model.geom_bodyid[g]) for g in (contact.geom1, contact.geom2)]
+            robot = [b for b in bodies if self._is_robot(b)]
+            if len(robot) == 1:
+                touched_body = other = bodies[1 - bodies.index(robot[0])]
+                # A part's subtree: the first named thing above the body touched.
+                while other and other not in names:
+                    other = int(model.body_parentid[other])
+                touched.add(names[other] if other in names else self._scenery(touched_body))
+        held = {self.held} if self.held else set()
+        touched -= held
+        if not touched:
+            return "the arm cannot follow the line there (its joints are at their limits)"
+        return "the arm touches " + ", ".join(sorted(touched))
 
     def _check_arrived(self, left: float, where: str) -> None:
         """MotionError for a motion that ended ``left`` metres short of ``where``."""

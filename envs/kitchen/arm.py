@@ -442,27 +442,14 @@ class KitchenArm(MujocoArm):
         # Behind and not moving: held back (a turning wrist lags, moving).
         return bool(np.linalg.norm(here - last) < STALLED)
 
-    def _in_the_way(self) -> str:
-        """What the arm touches, in the words the scene uses, for a motion that stopped short."""
-        model, data = self.env.model, self.env.data
-        names: dict[int, str] = {}
-        for thing in THINGS:
-            names.setdefault(int(model.body(thing.body).id), thing.name)
-        touched = set()
-        for contact in data.contact[: data.ncon]:
-            bodies = [int(model.geom_bodyid[g]) for g in (contact.geom1, contact.geom2)]
-            robot = [b for b in bodies if model.body(b).name.startswith("panda")]
-            if len(robot) == 1:
-                other = bodies[1 - bodies.index(robot[0])]
-                # A part's subtree: the first named thing above the body touched.
-                while other and other not in names:
-                    other = int(model.body_parentid[other])
-                touched.add(names.get(other, "the kitchen's counter or walls"))
-        held = {self.held} if self.held else set()
-        touched -= held
-        if not touched:
-            return "the arm cannot follow the line there (its joints are at their limits)"
-        return "the arm touches " + ", ".join(sorted(touched))
+    def _is_robot(self, body: int) -> bool:
+        return bool(self.env.model.body(body).name.startswith("panda"))
+
+    def _thing_body(self, thing: Thing) -> int | None:
+        return int(self.env.model.body(thing.body).id)
+
+    def _scenery(self, body: int) -> str:
+        return "the kitchen's counter or walls"
 
     def _by_joints(self, goal: np.ndarray, *, budgeted: bool = True) -> None:
         """Move every joint in step to a solution; stop where something holds the arm back."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.metaworld.tasks import Task, Thing, env_name, find_task
+from envs.metaworld.tasks import Task, Thing, env_name, find_task, is_robot
 from envs.mujoco_arm import CLEARANCE, LIFT, PRESS_LEAD, PUSH_REACHED, MujocoArm
 from envs.mujoco_parts import dot3, norm3, subtree_box
 from lyra.embodiment import WorkspaceBox
@@ -181,6 +181,21 @@ class MetaWorldArm(MujocoArm):
         if body.startswith("geom:"):
             return int(model.geom_bodyid[model.geom(body[5:]).id])
         return int(model.body(body).id)
+
+    def _is_robot(self, body: int) -> bool:
+        return is_robot(self.env.model, body)
+
+    def _thing_body(self, thing: Thing) -> int | None:
+        return None if thing.body is None else self._body_id(thing.body)
+
+    def _scenery(self, body: int) -> str:
+        # The table, walls and bins are no task's objects, so MetaWorld's own names say which:
+        # the nearest named body up the tree (a mesh's body is often unnamed).
+        model = self.env.model
+        while body and not model.body(body).name:
+            body = int(model.body_parentid[body])
+        name = model.body(body).name
+        return "the table" if name in ("tablelink", "world") else f"the scene's fixed {name!r}"
 
     def _box(self, thing: Thing) -> tuple[np.ndarray, np.ndarray]:
         """The world-aligned box around the geoms of the thing's body and the bodies below it."""

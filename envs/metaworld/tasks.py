@@ -184,7 +184,8 @@ def _joint_name(task: str, thing: str, kind: int) -> str:
     return thing
 
 
-def _robot(model: Any, body: int) -> bool:
+def is_robot(model: Any, body: int) -> bool:
+    """Whether a body is part of the Sawyer: its pedestal, arm or gripper."""
     root = model.body(ROBOT).id
     while body not in (root, 0):
         body = int(model.body_parentid[body])
@@ -204,7 +205,7 @@ def _part(model: Any, data: Any, point: np.ndarray) -> int:
     for geom in range(model.ngeom):
         body = int(model.geom_bodyid[geom])
         mover = _mover(model, body)
-        if mover == 0 or _robot(model, body):
+        if mover == 0 or is_robot(model, body):
             continue
         # The point in the geom's frame, measured to its local box (0 inside it).
         rotation = data.geom_xmat[geom].reshape(3, 3)
@@ -225,7 +226,7 @@ def _articulations(model: Any) -> list[int]:
     return [
         joint
         for joint in range(model.njnt)
-        if not _robot(model, int(model.jnt_bodyid[joint]))
+        if not is_robot(model, int(model.jnt_bodyid[joint]))
         and model.jnt_type[joint] != FREE
         and _joint_types(model, int(model.jnt_bodyid[joint])).count(SLIDE) < 2
     ]

@@ -12,7 +12,7 @@ from envs.metaworld.backend import MetaWorldBackend
 from envs.mujoco_parts import StepBudgetError
 from lyra import api
 from lyra.backend import backend_spec
-from lyra.errors import GraspError, UnknownJointError, UnreachablePoseError
+from lyra.errors import GraspError, MotionError, UnknownJointError, UnreachablePoseError
 from lyra.geometry import Point
 
 
@@ -218,3 +218,28 @@ def test_a_hold_keeps_the_fingertips_where_the_last_motion_left_them(
         end = api.ee_pose().position
         backend.hold(0.5)
         assert api.ee_pose().position.distance_to(end) <= 0.004
+
+
+def test_a_motion_stopped_short_says_what_holds_the_arm_back(backend: MetaWorldBackend) -> None:
+    # reach-wall's seed 25 sets the goal high at the back: the arm cannot stretch 45 cm up there.
+    backend.reset({"task": "reach-wall"}, 25)
+    with lyra.use(backend), pytest.raises(MotionError) as stretched:
+        start, goal = api.ee_pose().position, api.object_pose("goal").position
+        api.move_ee(Point(start.x, start.y, 0.445))
+        api.move_ee(Point(goal.x, goal.y, 0.445))
+    assert str(stretched.value) == (
+        "the gripper stopped 46 mm short of (-0.027, 0.888, 0.445): the arm cannot follow the "
+        "line there (its joints are at their limits)"
+    )
+    # Fingertips pushed in under the plate's goal cabinet catch on it as they rise; the
+    # cabinet is no task object, so MetaWorld's own name for it says which it is.
+    backend.reset({"task": "plate-slide-side"}, 21)
+    with lyra.use(backend), pytest.raises(MotionError) as caught:
+        plate = api.object_pose("plate").position
+        api.close_gripper()
+        api.move_ee(Point(plate.x + 0.11, plate.y, 0.1))
+        api.move_ee(Point(plate.x + 0.11, plate.y, plate.z))
+        api.push(Point(-1, 0, 0), 0.3)
+        end = api.ee_pose().position
+        api.move_ee(Point(end.x, end.y, 0.08))
+    assert str(caught.value).endswith(": the arm touches the scene's fixed 'puck_goal'")
