@@ -58,26 +58,51 @@ def available() -> bool:
     return has_tokenizers and (folder / "model.safetensors").is_file()
 
 
+# The functions below work in place on arrays the forward pass made and owns: a query spends
+# a tenth of its time on these elementwise steps, and a new array per step cost a third of
+# that. Each step is still the same float32 operation on the same operands, in the same order,
+# so every vector is the same to the bit as when each step made a new array.
+
+
 def _layer_norm(x: Array, weight: Array, bias: Array) -> Array:
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + LAYER_NORM_EPS) * weight + bias
+    """Normalise ``x`` in place and return it."""
+    x -= x.mean(axis=-1, keepdims=True)
+    var = np.square(x).mean(axis=-1, keepdims=True)
+    var += LAYER_NORM_EPS
+    x /= np.sqrt(var, out=var)
+    x *= weight
+    x += bias
+    return x
 
 
 def _erf(x: Array) -> Array:
+    """The error function of ``x``, leaving ``x`` as ``|x|``."""
     # numpy has no erf; Abramowitz & Stegun 7.1.26 is accurate to 1.5e-7, below float32 noise
     # in the GELU that BERT uses (the exact erf form, not the tanh approximation).
     sign = np.sign(x)
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (
-        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
-    )
-    return (sign * (1.0 - poly * np.exp(-a * a))).astype(np.float32)
+    a = np.abs(x, out=x)
+    t = a * np.float32(0.3275911)
+    t += 1.0
+    np.divide(1.0, t, out=t)
+    poly = t * np.float32(1.061405429)
+    for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly += coefficient
+        poly *= t
+    gauss = np.negative(a, out=t)
+    gauss *= a
+    poly *= np.exp(gauss, out=gauss)
+    np.subtract(1.0, poly, out=poly)
+    poly *= sign
+    return poly
 
 
 def _gelu(x: Array) -> Array:
-    return (0.5 * x * (1.0 + _erf(x / np.float32(np.sqrt(2.0))))).astype(np.float32)
+    """GELU of ``x`` in place; returns ``x``."""
+    erf = _erf(x / np.float32(np.sqrt(2.0)))
+    erf += 1.0
+    x *= 0.5
+    x *= erf
+    return x
 
 
 @dataclass(frozen=True)
@@ -118,18 +143,28 @@ class _Layer:
             norm2=(w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"]),
         )
 
-    def __call__(self, x: Array, mask_bias: Array) -> Array:
+    def __call__(self, x: Array) -> Array:
         n, t, d = x.shape
         head = d // HEADS
-        qkv = (x @ self.qkv + self.qkv_bias).reshape(n, t, 3, HEADS, head).transpose(2, 0, 3, 1, 4)
-        q, k, v = qkv[0], qkv[1], qkv[2]
-        scores = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(head)) + mask_bias
-        scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        qkv = x @ self.qkv
+        qkv += self.qkv_bias
+        q, k, v = qkv.reshape(n, t, 3, HEADS, head).transpose(2, 0, 3, 1, 4)
+        # No attention mask: a text is encoded alone and unpadded, so every token is attended.
+        scores = q @ k.transpose(0, 1, 3, 2)
+        scores /= np.float32(np.sqrt(head))
+        scores -= scores.max(axis=-1, keepdims=True)
+        np.exp(scores, out=scores)
         scores /= scores.sum(axis=-1, keepdims=True)
-        context = (scores @ v).transpose(0, 2, 1, 3).reshape(n, t, d)
-        x = _layer_norm(x + context @ self.out + self.out_bias, *self.norm1)
-        hidden = _gelu(x @ self.up + self.up_bias)
-        return _layer_norm(x + hidden @ self.down + self.down_bias, *self.norm2)
+        attended = (scores @ v).transpose(0, 2, 1, 3).reshape(n, t, d) @ self.out
+        attended += x
+        attended += self.out_bias
+        x = _layer_norm(attended, *self.norm1)
+        hidden = x @ self.up
+        hidden += self.up_bias
+        out = _gelu(hidden) @ self.down
+        out += x
+        out += self.down_bias
+        return _layer_norm(out, *self.norm2)
 
 
 class MiniLMEmbedder:
@@ -183,15 +218,11 @@ class MiniLMEmbedder:
         return out
 
     def _embed_one(self, text: str) -> Array:
-        encoding = self._tokenizer.encode(text)
-        ids = np.array([encoding.ids], dtype=np.int64)
-        mask = np.array([encoding.attention_mask], dtype=np.float32)
-        x = _layer_norm(self._words[ids] + self._positions[: ids.shape[1]], *self._norm)
-        mask_bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
+        ids = self._tokenizer.encode(text).ids
+        x = _layer_norm(self._words[[ids]] + self._positions[: len(ids)], *self._norm)
         for layer in self._layers:
-            x = layer(x, mask_bias)
-        pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(
-            mask.sum(axis=1, keepdims=True), 1.0
-        )
+            x = layer(x)
+        # Mean pooling over every token: unpadded, none is masked.
+        pooled = x.sum(axis=1) / np.float32(len(ids))
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)[0]

@@ -500,17 +500,21 @@ class Memory:
 
         Every list of every table is in flight at once, and so costs about as much as the
         slowest: LanceDB does the work on its own threads. Full-text lists need no vectors, so
-        they run while this thread embeds the queries.
+        they run while this thread embeds the queries. A text that two queries share (a hint
+        that repeats the instruction) is embedded and searched once, and its lists count for
+        each of them in the fusion, as two searches of it would.
         """
         methods = self._methods(methods)
         searches = [self._searches(spec, limit, keep, methods) for spec, limit, keep in tables]
-        texts = queries if "text" in methods else []
-        text = _start(_every([s.text(query) for query in texts] for s in searches))
+        distinct = list(dict.fromkeys(query.text for query in queries))
+        texts = distinct if "text" in methods else []
+        text = _start(_every([s.text(t) for t in texts] for s in searches))
         embedder = self.embedder if "vector" in methods else None
-        vectors = [] if embedder is None else list(embedder.embed([q.text for q in queries]))
+        vectors = [] if embedder is None else list(embedder.embed(distinct))
         vector = _start(_every([s.vector(v) for v in vectors] for s in searches))
+        order = [distinct.index(query.text) for query in queries]
         lists = zip(searches, text.result(), vector.result(), strict=True)
-        return [fuse(_lists(queries, t, v), s.spec.key)[: s.limit] for s, t, v in lists]
+        return [fuse(_lists(queries, order, t, v), s.spec.key)[: s.limit] for s, t, v in lists]
 
     def _searches(
         self, spec: _Spec, limit: int, keep: _Filter, methods: Collection[Method]
@@ -631,10 +635,10 @@ class _Searches:
     keep: _Filter
     whole: _Whole | None = None
 
-    async def text(self, query: Query) -> _Rows:
+    async def text(self, text: str) -> _Rows:
         if self.table is None or self.limit < 1:
             return []
-        return await _text_rows(self.table, self.spec, query, 2 * self.limit, self.keep)
+        return await _text_rows(self.table, self.spec, text, 2 * self.limit, self.keep)
 
     async def vector(self, vector: npt.NDArray[np.float32]) -> _Rows:
         if self.table is None or self.limit < 1:
@@ -649,10 +653,15 @@ async def _every(searches: Iterable[Sequence[Awaitable[_Rows]]]) -> list[list[_R
     return list(await asyncio.gather(*(asyncio.gather(*table) for table in searches)))
 
 
-def _lists(queries: Sequence[Query], text: list[_Rows], vector: list[_Rows]) -> list[RankedList]:
-    """The ranked lists of each query in turn, full text before vector (fusion keeps this order)."""
+def _lists(
+    queries: Sequence[Query], order: Sequence[int], text: list[_Rows], vector: list[_Rows]
+) -> list[RankedList]:
+    """The ranked lists of each query in turn, full text before vector (fusion keeps this order).
+
+    ``text`` and ``vector`` hold the lists of each distinct text; ``order`` says which is whose.
+    """
     lists = []
-    for i, query in enumerate(queries):
+    for query, i in zip(queries, order, strict=True):
         if text:
             lists.append(RankedList(query.label, "text", text[i]))
         if vector:
@@ -660,11 +669,9 @@ def _lists(queries: Sequence[Query], text: list[_Rows], vector: list[_Rows]) -> 
     return lists
 
 
-async def _text_rows(
-    table: AsyncTable, spec: _Spec, query: Query, limit: int, keep: _Filter
-) -> _Rows:
+async def _text_rows(table: AsyncTable, spec: _Spec, text: str, limit: int, keep: _Filter) -> _Rows:
     # A plain string is matched as words: quotes or colons in an instruction are not syntax.
-    found = table.query().nearest_to_text(query.text, columns=spec.text)
+    found = table.query().nearest_to_text(text, columns=spec.text)
     rows = await _fetch(found, spec, keep, limit + 1, "_score")
     return _fixed_order([{**row, "score": row["_score"]} for row in rows], limit, spec.key)
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from lyra.api import PRIMITIVES
@@ -184,6 +186,28 @@ def test_a_hint_text_is_searched_as_an_extra_query(filled: Memory):
     )
     hinted = [s for s in retrieval.skills if any(m.query == "hint 1" for m in s.matches)]
     assert "build_enclosure" in [s.name for s in hinted]
+
+
+def test_a_text_two_queries_share_is_embedded_once_and_counts_for_both(
+    filled: Memory, embedder: MemoEmbedder
+):
+    instruction = "put the apple in the bowl"
+    asked: list[list[str]] = []
+
+    class Counting:
+        name, dim = embedder.name, embedder.dim
+
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            asked.append(list(texts))
+            return embedder.embed(texts)
+
+    filled.embedder = Counting()
+    retrieval = filled.retrieve(instruction, hints=[instruction, "fence a region in"])
+    assert asked == [[instruction, "fence a region in"]]
+    first = retrieval.examples[0]
+    by_query = {(m.query, m.method): (m.rank, m.score) for m in first.matches}
+    for method in HYBRID:
+        assert by_query[("instruction", method)] == by_query[("hint 1", method)]
 
 
 def test_a_correction_changes_the_ranking(filled: Memory):
