@@ -418,6 +418,7 @@ LAYOUTS_MT50 = [
     ("hand-insert-right", True, 3),
     ("hand-insert-slip", True, 2),
     ("basketball-open", False, 4),
+    ("basketball-rolls", False, 4),
 ]
 
 
