@@ -1,7 +1,8 @@
 """A robot is not a simulator: the fr3 backend on an address, and ``lyra deploy`` driving it.
 
-"The robot" here is a franky-sim started in the test on 127.0.0.1 (the ``franky_sim`` fixture),
-connected to as to an arm; the dry run's own franky-sim then takes the next loopback address.
+"The robot" here is a franky-sim started in the test on the first free loopback address (the
+``franky_sim`` fixture), connected to as to an arm; the dry run's own franky-sim then takes the
+next one. Messages are compared with the address it got.
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def test_deploy_is_refused_when_the_dry_run_fails(
     out, err = capsys.readouterr()
     assert err.startswith(
         "lyra: refused: the dry run in franky-sim failed, so nothing was sent to the robot at "
-        "127.0.0.1:\nseed 0: "
+        f"{franky_sim.host}:\nseed 0: "
     )
     assert why in err
     assert "This runs on" not in out  # never asked
@@ -160,7 +161,7 @@ def test_deploy_shows_what_will_run_asks_and_runs_only_on_yes(
     assert out.splitlines()[0] == "dry run in franky-sim first, on the same scene"
     assert out.splitlines()[1].startswith("dry run passed (")
     assert "\n".join(out.splitlines()[2:]) == (
-        "This runs on the fr3 robot at 127.0.0.1.\n"
+        f"This runs on the fr3 robot at {franky_sim.host}.\n"
         f"The scene ({workspace / 'scene.yaml'}); set the table up as it says:\n"
         "  objects:\n"
         "  - name: red\n    color: red\n    kind: cube\n    position:\n    - 0.45\n    - 0.15\n"
@@ -173,8 +174,8 @@ def test_deploy_shows_what_will_run_asks_and_runs_only_on_yes(
         "The skills it calls: skills/put_on.py\n"
         f"The plan ({workspace / 'plan.py'}):\n"
         "  from skills.put_on import put_on\n  \n  put_on('red', 'blue')\n"
-        "Run it on the robot at 127.0.0.1? [y/N] not run: nothing was sent to the robot at "
-        "127.0.0.1"
+        f"Run it on the robot at {franky_sim.host}? [y/N] not run: nothing was sent to the "
+        f"robot at {franky_sim.host}"
     )
     assert np.abs(franky_sim.sim.data.body("red").xpos - red).max() < 1e-3
     # The passing dry run is on record: a second deploy runs on the robot without another.
@@ -183,7 +184,7 @@ def test_deploy_shows_what_will_run_asks_and_runs_only_on_yes(
     assert out.startswith(
         "a dry run of this plan, scene and skill versions passed in franky-sim at "
     )
-    assert "done on the robot at 127.0.0.1: " in out
+    assert f"done on the robot at {franky_sim.host}: " in out
     blue = franky_sim.sim.data.body("blue").xpos
     landed = franky_sim.sim.data.body("red").xpos
     assert np.abs(landed - blue - [0, 0, 0.05]).max() < 0.01
@@ -237,7 +238,8 @@ def test_a_control_error_on_the_robot_is_recovered_and_says_what_to_do(
         assert main(deploy(workspace, "plan.py", "--robot", franky_sim.host, "--yes")) == 1
     out = capsys.readouterr().out
     assert (
-        "lyra: the plan did not finish on the robot at 127.0.0.1: seed 0: the code failed:" in out
+        f"lyra: the plan did not finish on the robot at {franky_sim.host}: seed 0: the code "
+        "failed:" in out
     )
     assert (
         "(libfranka: Move command preempted!); lyra called recover_from_errors() and the arm "
