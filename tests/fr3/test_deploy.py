@@ -249,3 +249,50 @@ def test_a_control_error_on_the_robot_is_recovered_and_says_what_to_do(
     # The recovery reached the robot over the protocol.
     assert "Executing Automatic Error Recovery" in caplog.messages
     assert speed(franky_sim, over=0.5) < 0.01
+
+
+def test_a_perception_file_with_a_problem_is_refused_naming_its_line_before_the_dry_run(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    poses = workspace / "poses.yaml"
+    poses.write_text("red:\n  position: [0.45, 0.15]\n  size: [0.05, 0.05, 0.05]\n")
+    # No robot answers at this address: nothing connects before the run.
+    options = ("--robot", "172.16.0.2", "--perception", str(poses), "--yes")
+    assert main(deploy(workspace, "plan.py", *options)) == 1
+    out, err = capsys.readouterr()
+    assert out == ""  # no dry run, no question
+    assert err == (
+        f"lyra: {poses}:2: red.position.2: Field required\n"
+        "a poses file maps each object to where it is: `red_cube: {position: [0.5, 0.1, 0.025], "
+        "size: [0.05, 0.05, 0.05], yaw_deg: 0, color: red}` (docs/fr3.md)\n"
+    )
+
+
+@pytest.mark.slow
+def test_deploy_takes_the_objects_poses_from_the_perception_file(
+    franky_sim: FrankySim, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    poses = workspace / "poses.yaml"
+    measured = {
+        c.name: f"{c.name}: {{position: [{c.position[0]}, {c.position[1]}, 0.025], size: "
+        "[0.05, 0.05, 0.05]}\n"
+        for c in CUBES.objects
+    }
+    # A table where perception does not see blue: the robot refuses before anything moves.
+    poses.write_text(measured["red"] + measured["green"])
+    arm = franky_sim.sim.data.qpos[:7].copy()
+    options = ("--robot", franky_sim.host, "--perception", str(poses), "--yes")
+    assert main(deploy(workspace, "plan.py", *options)) == 1
+    out, err = capsys.readouterr()
+    assert f"Where the objects are: {poses}\n" in out
+    assert err == (
+        "lyra: perception does not see blue: set the table up as the scene says before running "
+        "it on the robot\n"
+    )
+    assert np.abs(franky_sim.sim.data.qpos[:7] - arm).max() < 1e-3
+    # Measured in full, the plan runs (its dry run is on record) and red lands on blue.
+    poses.write_text("".join(measured.values()))
+    assert main(deploy(workspace, "plan.py", *options)) == 0
+    assert f"done on the robot at {franky_sim.host}: " in capsys.readouterr().out
+    landed = franky_sim.sim.data.body("red").xpos - franky_sim.sim.data.body("blue").xpos
+    assert np.abs(landed - [0, 0, 0.05]).max() < 0.01
