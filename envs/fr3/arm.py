@@ -391,10 +391,9 @@ class FR3Arm:
         state = self._state(obj)
         centre = Point(x, y, surface + state.size.z / 2 + DROP)
         spot = Pose(centre, quat_from_yaw(where.yaw if yaw is None else yaw))
-        # Refused now, before anything moves, if the fingers have no room where it goes.
-        # Gripping it already at the turn it is set down at was tried: in franky-sim the cube
-        # then swung in the fingers along the pyramid bench's rows (its gaps 9.6-11.2 mm where
-        # 5 were asked, 0 of 3 seeds twice, against 2 of 3 gripping nearest joint 7's middle).
+        # Refused now, before anything moves, if the fingers have no room where it goes. The
+        # pick keeps its own turn: gripped at the place's turn instead, the cube swung in the
+        # fingers as much, better on one task and worse on others (docs/fr3.md, the grasp).
         self._place_turn(obj, spot, centre.z - (state.pose.position.z - _grip_z(state)))
         self.pick(obj)
         self.place(spot)
