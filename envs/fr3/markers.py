@@ -19,7 +19,6 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from envs.fr3.perception import PerceptionFileError
 from lyra.curriculum import CurriculumError, Loc, located, read_yaml, schema_message
 from lyra.embodiment import ObjectState
 from lyra.errors import LyraError, MissingDependencyError
@@ -45,11 +44,16 @@ def _cv2() -> Any:
     return cv2
 
 
-class CalibrationError(PerceptionFileError):
-    """A calibration file that cannot be used; each problem reads ``file:line: field: message``."""
+class CalibrationError(LyraError):
+    """A calibration file that cannot be used; each problem reads ``file:line: field: message``.
+
+    Attributes:
+        problems: one line per problem.
+    """
 
     def __init__(self, problems: list[str]) -> None:
-        super().__init__(problems, FORMAT)
+        self.problems = problems
+        super().__init__("\n".join([*problems, FORMAT]))
 
 
 class MarkersNotSeenError(LyraError):
