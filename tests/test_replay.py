@@ -359,16 +359,23 @@ def test_replay_plans_the_remaining_mt50_tasks_from_the_library(name: str, tmp_p
     """Each task a plan of the shipped skills and primitives; one not accepted in four rounds
     does not stop the rest (the curricula are independent)."""
     curricula = [load_curriculum(METAWORLD / f"{other}.yaml") for other in MT50]
-    curriculum = load_curriculum(METAWORLD / f"{name}.yaml")
     later = [load_curriculum(METAWORLD / f"{n}.yaml") for n in ("mt50_skills", "layouts_mt50")]
-    workspace = library_before(tmp_path / name, [*curricula, *later])
+    outcomes = replay_plans(tmp_path / name, name, [*curricula, *later])
+    assert [(o.task, o.accepted, o.rounds) for o in outcomes] == MT50[name]
+
+
+def replay_plans(root: Path, name: str, recorded_after: Sequence[Curriculum]) -> list[TaskOutcome]:
+    """Replay ``curricula/metaworld/NAME.yaml``, a curriculum of plans alone, on the library as
+    it was before ``recorded_after``: it keeps the shipped examples and changes no skill."""
+    curriculum = load_curriculum(METAWORLD / f"{name}.yaml")
+    workspace = library_before(root, recorded_after)
     before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
     outcomes = replay(workspace, METAWORLD / "sessions" / f"{name}.jsonl", curriculum, 4)
-    assert [(o.task, o.accepted, o.rounds) for o in outcomes] == MT50[name]
     assert learnt_examples(workspace.examples_dir, curriculum) == learnt_examples(
         SHIPPED, curriculum
     )
     assert {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")} == before
+    return outcomes
 
 
 # The seven tasks no plan did, taught as skills; recorded after the plans, on their library.
@@ -431,14 +438,8 @@ def test_replay_revises_the_mt50_plans_on_layouts_where_they_failed(tmp_path: Pa
     were recorded in workspaces side by side on the same library (hand-insert-slip after
     hand-insert-right), so the later tasks' prompts here also show the earlier revisions."""
     curriculum = load_curriculum(METAWORLD / "layouts_mt50.yaml")
-    workspace = library_before(tmp_path / "layouts", [curriculum])
-    before = {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")}
-    outcomes = replay(workspace, METAWORLD / "sessions" / "layouts_mt50.jsonl", curriculum, 4)
+    outcomes = replay_plans(tmp_path / "layouts", "layouts_mt50", [curriculum])
     assert [(o.task, o.accepted, o.rounds) for o in outcomes] == LAYOUTS_MT50
-    assert learnt_examples(workspace.examples_dir, curriculum) == learnt_examples(
-        SHIPPED, curriculum
-    )
-    assert {p.name: p.read_bytes() for p in workspace.skills_dir.glob("*.py")} == before
 
 
 def learnt_examples(examples_dir: Path, curriculum: Curriculum) -> dict[str, str]:
