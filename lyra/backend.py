@@ -169,6 +169,9 @@ class BackendSpec:
         connect: builds the backend on a real robot: a function ``(address, **options) ->
             Backend`` whose instance carries :meth:`for_robot`'s spec; None: a simulator only.
         simulator: what ``make(name)`` runs, as a refusal to use the robot names it.
+        nudges: whether ``reset(..., perturb=k)`` nudges the start, so that a regression check
+            can measure how far a run spreads; False: a nudged run would be a plain re-run
+            (franky-sim's), and a check says it measured no spread.
     """
 
     name: str
@@ -193,6 +196,7 @@ class BackendSpec:
     robot: bool = False
     connect: str | None = None
     simulator: str = ""
+    nudges: bool = True
 
     def make(self, **kwargs: Any) -> Backend:
         """Build a new instance of the backend."""

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
-from lyra.backend import Backend, Snapshot
+from lyra.backend import Backend, Snapshot, backend_spec
 from lyra.episode import Budget, EpisodeResult, run_episode
 from lyra.examples import Example, load_example, save_example
 from lyra.pictures import Recorder
@@ -45,7 +46,7 @@ def check_example(
         LyraError: the backend is a robot (the message names its simulator).
     """
     _require_simulator(backend)
-    scene, seed = example.scene, example.seed
+    scene, seed = _scene_on(backend, example), example.seed
     if scene is None or seed is None:
         return "the example has no scene or seed to replay"
 
@@ -67,8 +68,15 @@ def check_example(
         return first.describe()
     if ended is not None:
         ended.append(first.snapshot)
-    if not backend.compare(example.snapshot, first.snapshot):
+    differs = backend.compare(example.snapshot, first.snapshot)
+    if not differs:
         return ""
+    if not backend.spec.nudges:
+        simulator = backend.spec.simulator or backend.spec.name
+        return (
+            f"{differs} (no nudged runs measured the spread: {simulator} cannot nudge a run's "
+            f"start, so the {backend.spec.tolerance * 1000:.0f} mm tolerance stands alone)"
+        )
     # A nudged run that fails shows fragility, not spread: it widens no tolerance.
     nudged = [run(k) for k in range(1, SPREAD_RUNS + 1)]
     ensemble = [other.snapshot for other in nudged if other.ok]
@@ -91,11 +99,12 @@ def check_revision(
         LyraError: the backend is a robot (the message names its simulator).
     """
     _require_simulator(backend)
-    if revised.scene is None or revised.seed is None:
+    scene = _scene_on(backend, revised)
+    if scene is None or revised.seed is None:
         return "the example it revises has no scene or seed to replay"
     run = run_episode(
         backend,
-        revised.scene,
+        scene,
         revised.seed,
         code,
         skills_root=skills_root,
@@ -106,6 +115,17 @@ def check_revision(
     return "" if run.ok else run.describe()
 
 
+def _scene_on(backend: Backend, example: Example) -> Any:
+    """The example's scene as ``backend`` lays it out: read by the backend it was learnt on.
+
+    A backend that runs another's examples (the fr3, the tabletop's) lays out that backend's
+    scene spec, not the mapping its YAML reads as.
+    """
+    if example.scene is None or example.backend == backend.spec.name:
+        return example.scene
+    return backend_spec(example.backend).load_scene(example.scene)
+
+
 def _require_simulator(backend: Backend) -> None:
     """Refuse a robot: a regression check replays a seed and nudges, which only a simulator can."""
     if backend.spec.robot:
@@ -113,7 +133,7 @@ def _require_simulator(backend: Backend) -> None:
 
 
 def check_file(
-    root: str, path: str, update: bool = False, on: str | None = None
+    root: str, path: str, update: bool = False, on: str | None = None, backend: str | None = None
 ) -> tuple[str, str, float, str]:
     """Check one example file in a worker process.
 
@@ -122,6 +142,9 @@ def check_file(
 
     With ``on`` (the file of an example it revises), its plan runs on that example's layout
     instead (see :func:`check_revision`); nothing is updated.
+
+    With ``backend``, the example runs there instead of on the backend it was learnt on (one
+    that lays out its scenes: the fr3 lays out the tabletop's).
 
     Returns:
         Its task, why it fails ("" when it passes), seconds, and what the update changed ("" if
@@ -132,11 +155,13 @@ def check_file(
     skills = Workspace(Path(root)).skills_dir
     if on is not None:
         revised = load_example(Path(on))
-        why = check_revision(worker_backend(example.backend), example.code, revised, skills)
+        why = check_revision(
+            worker_backend(backend or example.backend), example.code, revised, skills
+        )
         task = f"{example.task} on {revised.task}"
         return task, why, time.perf_counter() - start, ""
     ended: list[Snapshot] = []
-    why = check_example(worker_backend(example.backend), example, skills, ended)
+    why = check_example(worker_backend(backend or example.backend), example, skills, ended)
     changed = ""
     if update and not why and ended and ended[0] != example.snapshot:
         changed = snapshot_change(example.snapshot, ended[0])

@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-from lyra.backend import BackendSpec, load_scene_file, robot_spec
+from lyra.backend import Backend, BackendSpec, load_scene_file, robot_spec
 from lyra.errors import LyraError
 from lyra.workspace import Workspace
 
@@ -49,6 +49,13 @@ def register(subparsers: Any) -> None:
         "run must pass it, and the run on the robot is judged by it",
     )
     deploy.add_argument(
+        "--perception",
+        metavar="FILE",
+        help="where the robot takes the objects' poses from: a YAML file of poses a person "
+        "measured, or a camera's markers calibration (a file with a camera section); default: "
+        "the scene's poses",
+    )
+    deploy.add_argument(
         "--yes", action="store_true", help="run on the robot without asking (for scripts)"
     )
     deploy.set_defaults(func=_deploy)
@@ -67,16 +74,23 @@ def _deploy(args: argparse.Namespace) -> int:
         raise LyraError(f"--success is not valid YAML: {error}") from None
     name, scene = load_scene_file(args.scene, args.backend)
     spec = robot_spec(name)
-    skills = reached_skills(workspace, code)
-    digest = fingerprint(spec.name, scene, code, success, workspace, skills)
-    if not _dry_run(spec, scene, code, success, workspace, digest, args.robot):
-        return 1
-    print(_what_will_run(spec, args, scene, code, skills))
-    if not args.yes and not _confirmed(f"Run it on the robot at {args.robot}? [y/N] "):
-        print(f"not run: nothing was sent to the robot at {args.robot}")
-        return 1
-    print(f"running on the robot at {args.robot} (Ctrl-C stops the arm)")
-    return _run_on_robot(spec, scene, code, success, workspace, args.robot)
+    # Made before the dry run, so that a perception file with a problem is refused first;
+    # nothing connects to the robot until the run.
+    options = {} if args.perception is None else {"perception": args.perception}
+    robot = spec.connect_robot(args.robot, **options)
+    try:
+        skills = reached_skills(workspace, code)
+        digest = fingerprint(spec.name, scene, code, success, workspace, skills)
+        if not _dry_run(spec, scene, code, success, workspace, digest, args.robot):
+            return 1
+        print(_what_will_run(spec, args, scene, code, skills))
+        if not args.yes and not _confirmed(f"Run it on the robot at {args.robot}? [y/N] "):
+            print(f"not run: nothing was sent to the robot at {args.robot}")
+            return 1
+        print(f"running on the robot at {args.robot} (Ctrl-C stops the arm)")
+        return _run_on_robot(robot, scene, code, success, workspace, args.robot)
+    finally:
+        robot.close()
 
 
 def reached_skills(workspace: Workspace, code: str) -> list[str]:
@@ -174,6 +188,7 @@ def _what_will_run(
         f"This runs on the {spec.name} robot at {args.robot}.",
         f"The scene ({args.scene}); set the table up as it says:",
         *(f"  {line}" for line in table.splitlines()),
+        *([f"Where the objects are: {args.perception}"] if args.perception else []),
         f"The skills it calls: {', '.join(f'skills/{name}.py' for name in skills) or 'none'}",
         f"The plan ({args.plan}):",
         *(f"  {line}" for line in code.rstrip().splitlines()),
@@ -191,17 +206,16 @@ def _confirmed(question: str) -> bool:
 
 
 def _run_on_robot(
-    spec: BackendSpec,
+    robot: Backend,
     scene: BaseModel,
     code: str,
     success: Any,
     workspace: Workspace,
     host: str,
 ) -> int:
-    """Connect, run the plan through the episode runner, and say how it went."""
+    """Run the plan on the robot through the episode runner, and say how it went."""
     from lyra.episode import run_episode
 
-    robot = spec.connect_robot(host)
     interrupted = threading.Event()
 
     def interrupt(signum: int, frame: Any) -> None:
@@ -218,7 +232,6 @@ def _run_on_robot(
         interrupted.set()
     finally:
         signal.signal(signal.SIGINT, previous)
-        robot.close()
     if interrupted.is_set():
         print(
             "\nlyra: stopped by Ctrl-C: the arm was told to stop and holds still, and nothing "

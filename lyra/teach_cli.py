@@ -117,6 +117,11 @@ def register(subparsers: Any) -> None:
         help="run each accepted task's plan on these seeds instead of its own layout, judged by "
         "its success predicate alone: N (seeds 0 to N-1) or A:B (seeds A to B-1, e.g. 100:120)",
     )
+    check.add_argument(
+        "--backend",
+        help="run the examples on this backend instead of the one each was learnt on, one that "
+        "lays out their scenes (fr3: the tabletop's examples in franky-sim)",
+    )
     add_ray_option(check)
     robot_option(check)
     check.set_defaults(func=_check)
@@ -354,6 +359,16 @@ def _check(args: argparse.Namespace) -> int:
 
         command = "lyra check" + (f" {shlex.quote(args.curriculum)}" if args.curriculum else "")
         raise robot_spec().refuse_robot("lyra check", command)
+    if args.backend is not None:
+        from lyra.backend import backend_spec
+        from lyra.errors import LyraError
+
+        backend_spec(args.backend)  # an unknown name is refused before any worker starts
+        if args.update_snapshots:
+            raise LyraError(
+                "--update-snapshots writes how each task ends on the backend it was learnt on; "
+                "run it without --backend"
+            )
     workspace = find_workspace()
     wanted: set[str] | None = None
     if args.curriculum:
@@ -391,7 +406,9 @@ def _check(args: argparse.Namespace) -> int:
             stack.enter_context(locked(workspace))
         pool = stack.enter_context(worker_pool(args.workers, args.ray))
         futures = [
-            pool.submit(check_file, str(workspace.root), path, args.update_snapshots, on)
+            pool.submit(
+                check_file, str(workspace.root), path, args.update_snapshots, on, args.backend
+            )
             for path, on in jobs
         ]
         for future in as_completed(futures):
@@ -450,7 +467,7 @@ def _check_seeds(
                 pool,
                 example.task or example.id,
                 Episode(
-                    example.backend,
+                    args.backend or example.backend,
                     workspace.skills_dir,
                     backend_spec(example.backend).load_scene(example.scene),
                     latest_revision(example, revised_by).code,

@@ -26,4 +26,6 @@ SPEC = BackendSpec(
     control_step=0.1,
     connect="envs.fr3.backend:FR3Backend",
     simulator="franky-sim",
+    # franky-sim steps on its own thread in real time: its runs differ by that, not by a nudge.
+    nudges=False,
 )

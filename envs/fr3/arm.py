@@ -41,6 +41,11 @@ QUARTER = math.pi / 2
 FINGER_THICKNESS = 0.016
 FINGER_WIDTH = 0.02
 FINGER_TIP = 0.01
+# The gap a finger needs between a gripped cube's face and a neighbour's.
+FINGER_ROOM = OPEN_CLEAR + FINGER_THICKNESS
+# The hand's turn, less joint 1's, with joint 7 in the middle of its range (0): at yaw 0 and
+# joint 1 at 0, franky's home, joint 7 stands at 45 degrees and turns the hand against it.
+WRIST_MIDDLE_YAW = math.pi / 4
 JOIN_SLICE = 0.05  # seconds a motion is waited for at a time
 
 
@@ -254,18 +259,26 @@ class FR3Arm:
         return min(max([TABLE_Z, *tops]) + held + CLEARANCE, self.limits.high.z)
 
     def pick(self, name: str) -> None:
-        """Close the fingers on an object from above and lift it clear of everything."""
+        """Close the fingers on an object from above and lift it clear of everything.
+
+        Of the turns with room for the fingers, the hand takes the one nearest joint 7's
+        middle. A cube is the same after a quarter turn, so any of them leaves the hand free
+        to set it down across whichever faces have room there.
+        """
         if self.held is not None:
             raise GraspError(f"the gripper holds '{self.held}': place it before picking '{name}'")
         state = self._state(name)
         centre, size = state.pose.position, state.size
         top = _box(state)[1].z
-        grip_z = max(centre.z, top - FINGER_DEPTH)
-        yaw = self._free_turn(centre.with_z(grip_z), size.y / 2, state.pose.yaw, name)
+        grip_z = _grip_z(state)
+        tool = centre.with_z(grip_z)
+        turns = self._clear_turns(tool, size.y / 2, state.pose.yaw, name, f"pick '{name}' up")
+        middle = self._wrist_middle(tool)
+        yaw = min(turns, key=lambda turn: abs(wrap_angle(turn - middle)))
         # Open just clear of its faces: opened wide, a finger would push a neighbour.
         self._grip(_opening(size.y))
         self._move(centre.with_z(max(top + CLEARANCE, self._carry_z(0.0))), yaw)
-        self._move(centre.with_z(grip_z), yaw)
+        self._move(tool, yaw)
         width = self._grip(None)
         if abs(width - size.y) > GRIP_SLACK:
             self._grip(_opening(size.y))
@@ -277,21 +290,70 @@ class FR3Arm:
         self.held, self._held_offset = name, centre.z - grip_z
         self._move(centre.with_z(self._carry_z(size.z)), yaw)
 
-    def _free_turn(self, tool: Point, half: float, yaw: float, moving: str) -> float:
-        """The hand's turn to grip a cube at ``tool`` (``half`` its half width) turned ``yaw``.
+    def _place_turn(self, name: str, where: Pose, tool_z: float) -> float:
+        """The hand's turn to set ``name`` (held, or about to be) down at ``where``.
 
-        A cube can be gripped across either pair of faces: the turn nearest the wrist's middle
-        unless a finger would come down on a neighbour there (blocks laid 5 mm apart leave no
-        room for a finger between them) and the quarter turn would not.
+        The turn of the two that leave the fingers room (the nearer the wrist's middle if
+        both do), facing whichever way keeps joint 7 nearer its middle: the fingers are alike.
         """
-        nearest = _nearest_quarter(yaw)
-        turns = (nearest, nearest - math.copysign(QUARTER, nearest or 1.0))
-        others = [
-            _box(state)
+        tool = where.position.with_z(tool_z)
+        half = self._state(name).size.y / 2
+        doing = f"set '{name}' down at ({tool.x:.3f}, {tool.y:.3f})"
+        turns = self._clear_turns(tool, half, where.yaw, name, doing)
+        middle = self._wrist_middle(tool)
+        return min(turns, key=lambda turn: abs(wrap_angle(turn - middle)))
+
+    def _clear_turns(
+        self, tool: Point, half: float, yaw: float, moving: str, doing: str
+    ) -> list[float]:
+        """The hand's turns that grip a cube turned ``yaw`` with no finger on a neighbour.
+
+        A cube can be gripped across either pair of faces, so the hand may take ``yaw`` or a
+        quarter turn from it, each facing either way (four turns). A finger comes down beside
+        the cube from the carry height to ``tool``: each axis is clear when no other object
+        stands in that swept box, since one there would be pushed aside (blocks laid 5 mm
+        apart leave a 16 mm finger no room).
+
+        Raises:
+            GraspError: neither axis is clear; the message names each neighbour in the way,
+                how far it is from the cube's face and the gap a finger needs.
+        """
+        others = {
+            name: _box(state)
             for name, state in self.perception.objects().items()
-            if name != moving and _box(state)[1].z > tool.z - FINGER_TIP
-        ]
-        return min(turns, key=lambda turn: sum(_fingers_touch(tool, half, turn, b) for b in others))
+            if name != moving and state.kind != "zone" and _box(state)[1].z > tool.z - FINGER_TIP
+        }
+        clear, blocked = [], []
+        for axis in (yaw, yaw + QUARTER):
+            in_way = [
+                (n, gap)
+                for n, b in others.items()
+                if (gap := _finger_clash(tool, half, axis, b)) is not None
+            ]
+            if in_way:
+                blocked.append((axis, min(in_way, key=lambda hit: hit[1])))
+            else:
+                clear += [wrap_angle(axis), wrap_angle(axis + math.pi)]
+        if clear:
+            return clear
+        reasons = "; ".join(
+            f"closing along {_closing(axis)}, a finger would come down on '{name}', "
+            f"{max(gap, 0.0) * 1000:.0f} mm from the cube's face"
+            for axis, (name, gap) in blocked
+        )
+        raise GraspError(
+            f"cannot {doing}: the fingers have no room beside it ({reasons}). A finger needs "
+            f"{FINGER_ROOM * 1000:.0f} mm between the cube and its neighbours on both sides "
+            "along x or along y: leave that gap there"
+        )
+
+    def _wrist_middle(self, tool: Point) -> float:
+        """The hand's turn at ``tool`` with joint 7 in the middle of its range (at q7 = 0).
+
+        Pointing down, the hand turns with joint 1 and against joint 7 (at yaw 0 and the base
+        facing forward, joint 7 stands at 45 degrees).
+        """
+        return wrap_angle(math.atan2(tool.y, tool.x) + WRIST_MIDDLE_YAW)
 
     def place(self, pose: Pose) -> None:
         """Set the held object's centre down at a pose, let go and draw back up."""
@@ -300,7 +362,7 @@ class FR3Arm:
         held = self.held
         where = pose.position
         tool_z = where.z - self._held_offset
-        yaw = self._free_turn(where.with_z(tool_z), self._state(held).size.y / 2, pose.yaw, held)
+        yaw = self._place_turn(held, pose, tool_z)
         self._move(where.with_z(self._carry_z(self._state(held).size.z)), yaw)
         self._move(where.with_z(tool_z), yaw)
         self._grip(_opening(self._state(held).size.y))
@@ -326,18 +388,25 @@ class FR3Arm:
                 if low.x <= x <= high.x and low.y <= y <= high.y
             ]
         )
-        height = self._state(obj).size.z
+        state = self._state(obj)
+        centre = Point(x, y, surface + state.size.z / 2 + DROP)
+        spot = Pose(centre, quat_from_yaw(where.yaw if yaw is None else yaw))
+        # Refused now, before anything moves, if the fingers have no room where it goes. The
+        # pick keeps its own turn: gripped at the place's turn instead, the cube swung in the
+        # fingers as much, better on one task and worse on others (docs/fr3.md, the grasp).
+        self._place_turn(obj, spot, centre.z - (state.pose.position.z - _grip_z(state)))
         self.pick(obj)
-        turn = where.yaw if yaw is None else yaw
-        self.place(Pose(Point(x, y, surface + height / 2 + DROP), quat_from_yaw(turn)))
+        self.place(spot)
 
 
-def _nearest_quarter(yaw: float) -> float:
-    """The turn within 45 degrees of none that matches ``yaw`` up to quarter turns.
-
-    A cube looks the same after a quarter turn: the wrist takes the smallest turn that grips it.
-    """
-    return wrap_angle(yaw - QUARTER * round(yaw / QUARTER))
+def _closing(turn: float) -> str:
+    """The direction the fingers close along with the hand turned ``turn``, as a person says it."""
+    # The fingers close along the tool's y axis: (sin, -cos) of the turn in the world.
+    degrees = math.degrees(math.atan2(-math.cos(turn), math.sin(turn))) % 180
+    for name, along in (("x", 0.0), ("y", 90.0), ("x", 180.0)):
+        if abs(degrees - along) < 1:
+            return name
+    return f"{degrees:.0f} degrees from x"
 
 
 def _opening(width: float) -> float:
@@ -345,22 +414,32 @@ def _opening(width: float) -> float:
     return min(width + 2 * OPEN_CLEAR, OPEN_WIDTH)
 
 
-def _fingers_touch(tool: Point, half: float, turn: float, box: tuple[Point, Point]) -> bool:
-    """Whether a finger of the hand at ``tool`` turned ``turn`` comes down inside ``box``.
+def _finger_clash(tool: Point, half: float, turn: float, box: tuple[Point, Point]) -> float | None:
+    """How far ``box`` is from the gripped cube's face, if a finger comes down inside it.
 
-    The fingers open ``half`` and OPEN_CLEAR to each side of the tool point; the finger and
-    the box are compared as world-aligned boxes.
+    The hand at ``tool`` turned ``turn`` grips a cube ``half`` wide to each side; each finger
+    stands OPEN_CLEAR off a face and is FINGER_THICKNESS thick along the closing axis and
+    FINGER_WIDTH wide across it. Compared as world-aligned boxes; None when neither finger
+    touches the box.
     """
     low, high = box
     # The fingers close along the tool's y axis: (sin, -cos) of the turn in the world.
     along = np.array([math.sin(turn), -math.cos(turn)])
     across = np.array([math.cos(turn), math.sin(turn)])
+    reach = np.abs(along) * FINGER_THICKNESS / 2 + np.abs(across) * FINGER_WIDTH / 2
+    centre = tool.as_array()[:2]
     for side in (1.0, -1.0):
-        middle = tool.as_array()[:2] + side * along * (half + OPEN_CLEAR + FINGER_THICKNESS / 2)
-        reach = np.abs(along) * FINGER_THICKNESS / 2 + np.abs(across) * FINGER_WIDTH / 2
+        middle = centre + side * along * (half + OPEN_CLEAR + FINGER_THICKNESS / 2)
         if np.all(middle - reach < [high.x, high.y]) and np.all(middle + reach > [low.x, low.y]):
-            return True
-    return False
+            corners = np.array([[low.x, low.y], [low.x, high.y], [high.x, low.y], [high.x, high.y]])
+            # The box's nearest point toward that finger, along the closing axis.
+            return float(min(side * (corners - centre) @ along)) - half
+    return None
+
+
+def _grip_z(state: ObjectState) -> float:
+    """The tool point's height gripping an object: FINGER_DEPTH under its top, or its centre."""
+    return max(state.pose.position.z, _box(state)[1].z - FINGER_DEPTH)
 
 
 def _box(state: ObjectState) -> tuple[Point, Point]:

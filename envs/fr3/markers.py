@@ -19,6 +19,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from envs.fr3.perception import PerceptionFileError
 from lyra.curriculum import CurriculumError, Loc, located, read_yaml, schema_message
 from lyra.embodiment import ObjectState
 from lyra.errors import LyraError, MissingDependencyError
@@ -44,16 +45,11 @@ def _cv2() -> Any:
     return cv2
 
 
-class CalibrationError(LyraError):
-    """A calibration file that cannot be used; each problem reads ``file:line: field: message``.
-
-    Attributes:
-        problems: one line per problem.
-    """
+class CalibrationError(PerceptionFileError):
+    """A calibration file that cannot be used; each problem reads ``file:line: field: message``."""
 
     def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
-        super().__init__("\n".join([*problems, FORMAT]))
+        super().__init__(problems, FORMAT)
 
 
 class MarkersNotSeenError(LyraError):

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, RootModel, ValidationError
 
 from envs.fr3.scene import Cube, FR3Scene
 from lyra.embodiment import ObjectState
@@ -67,14 +68,9 @@ class StaticPerception:
         if isinstance(path, FR3Scene):
             self._states = {cube.name: _cube_state(cube) for cube in path.objects}
             return
-        try:
-            data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-            self._states = {name: _state(name, entry) for name, entry in data.items()}
-        except (OSError, yaml.YAMLError, AttributeError, KeyError, TypeError, ValueError) as error:
-            raise LyraError(
-                f"{path}: cannot be read as object poses ({error}); write one entry a name: "
-                "`red_cube: {position: [0.5, 0.1, 0.025], size: [0.05, 0.05, 0.05]}`"
-            ) from None
+        self._states = {
+            name: _state(name, entry) for name, entry in load_poses(Path(path)).root.items()
+        }
 
     def objects(self) -> dict[str, ObjectState]:
         """The poses the file gave, and where the arm put what it moved."""
@@ -103,14 +99,74 @@ def perception_from(path: str | Path) -> Perception:
     return StaticPerception(path)
 
 
-def _state(name: str, entry: dict[str, Any]) -> ObjectState:
-    yaw = math.radians(float(entry.get("yaw_deg", 0.0)))
+class PerceptionFileError(LyraError):
+    """A perception file that cannot be used; each problem reads ``file:line: field: message``.
+
+    Attributes:
+        problems: one line per problem.
+    """
+
+    def __init__(self, problems: list[str], how: str) -> None:
+        self.problems = problems
+        super().__init__("\n".join([*problems, how]))
+
+
+class MeasuredObject(BaseModel):
+    """One object of a poses file, where a person measured it in the robot's base frame."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    position: tuple[float, float, float] = Field(description="its centre, x y z in metres")
+    size: tuple[PositiveFloat, PositiveFloat, PositiveFloat] = Field(
+        description="its extents along its own axes, in metres"
+    )
+    yaw_deg: float = 0.0
+    color: str = ""
+    kind: str = "cube"
+
+
+class MeasuredPoses(RootModel[dict[str, MeasuredObject]]):
+    """A poses file: each object by the name skills call it."""
+
+    root: dict[str, MeasuredObject] = Field(min_length=1)
+
+
+POSES_FORMAT = (
+    "a poses file maps each object to where it is: `red_cube: {position: [0.5, 0.1, 0.025], "
+    "size: [0.05, 0.05, 0.05], yaw_deg: 0, color: red}` (docs/fr3.md)"
+)
+
+
+def load_poses(path: Path) -> MeasuredPoses:
+    """Read a poses file.
+
+    Raises:
+        PerceptionFileError: naming the file, the line and the field of each problem.
+    """
+    from lyra.curriculum import CurriculumError, located, read_yaml, schema_message
+
+    try:
+        data, lines = read_yaml(path)
+    except CurriculumError as error:  # the YAML reader lyra's hand-edited files share
+        raise PerceptionFileError(error.problems, POSES_FORMAT) from None
+    try:
+        return MeasuredPoses.model_validate(data)
+    except ValidationError as invalid:
+        problems = [
+            located(path, item["loc"], lines, schema_message(item, MeasuredPoses))
+            for item in invalid.errors()
+        ]
+        raise PerceptionFileError(problems, POSES_FORMAT) from None
+
+
+def _state(name: str, entry: MeasuredObject) -> ObjectState:
+    yaw = math.radians(entry.yaw_deg)
     return ObjectState(
         name,
-        str(entry.get("kind", "cube")),
-        str(entry.get("color", "")),
-        Pose(Point.of(entry["position"]), quat_from_yaw(yaw)),
-        Size(*(float(v) for v in entry["size"])),
+        entry.kind,
+        entry.color,
+        Pose(Point(*entry.position), quat_from_yaw(yaw)),
+        Size(*entry.size),
     )
 
 

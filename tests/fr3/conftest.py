@@ -1,4 +1,8 @@
-"""franky-sim started in this process on 127.0.0.1, and the fr3 backend driving it through franky."""
+"""franky-sim started in this process on a free loopback address, and the fr3 backend driving it.
+
+franky connects to libfranka's fixed ports, so a second franky-sim on this machine (another
+engineer's, a test running beside) takes the next free address (127.0.0.2, ...), not a port.
+"""
 
 import shutil
 from collections.abc import Iterator
@@ -10,6 +14,7 @@ from envs.fr3.backend import FR3Backend
 from envs.fr3.perception import SimPerception
 from envs.fr3.scene import FR3Scene
 from envs.fr3.sim import FrankySim
+from lyra.backend import make
 
 REPO = Path(__file__).resolve().parents[2]
 PLAN = "from skills.put_on import put_on\n\nput_on('red', 'blue')\n"
@@ -27,10 +32,19 @@ CUBES = FR3Scene.model_validate(
 
 @pytest.fixture
 def franky_sim() -> Iterator[FrankySim]:
-    """franky-sim with three 5 cm cubes on the table, served on 127.0.0.1."""
+    """franky-sim with three 5 cm cubes on the table, served on the first free loopback address."""
     sim = FrankySim(CUBES)
     yield sim
     sim.close()
+
+
+@pytest.fixture
+def fr3() -> Iterator[FR3Backend]:
+    """The fr3 backend as ``make`` builds it: franky-sim started here on each reset."""
+    backend = make("fr3")
+    assert isinstance(backend, FR3Backend)
+    yield backend
+    backend.close()
 
 
 @pytest.fixture

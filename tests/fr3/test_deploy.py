@@ -1,7 +1,8 @@
 """A robot is not a simulator: the fr3 backend on an address, and ``lyra deploy`` driving it.
 
-"The robot" here is a franky-sim started in the test on 127.0.0.1 (the ``franky_sim`` fixture),
-connected to as to an arm; the dry run's own franky-sim then takes the next loopback address.
+"The robot" here is a franky-sim started in the test on the first free loopback address (the
+``franky_sim`` fixture), connected to as to an arm; the dry run's own franky-sim then takes the
+next one. Messages are compared with the address it got.
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def test_deploy_is_refused_when_the_dry_run_fails(
     out, err = capsys.readouterr()
     assert err.startswith(
         "lyra: refused: the dry run in franky-sim failed, so nothing was sent to the robot at "
-        "127.0.0.1:\nseed 0: "
+        f"{franky_sim.host}:\nseed 0: "
     )
     assert why in err
     assert "This runs on" not in out  # never asked
@@ -160,7 +161,7 @@ def test_deploy_shows_what_will_run_asks_and_runs_only_on_yes(
     assert out.splitlines()[0] == "dry run in franky-sim first, on the same scene"
     assert out.splitlines()[1].startswith("dry run passed (")
     assert "\n".join(out.splitlines()[2:]) == (
-        "This runs on the fr3 robot at 127.0.0.1.\n"
+        f"This runs on the fr3 robot at {franky_sim.host}.\n"
         f"The scene ({workspace / 'scene.yaml'}); set the table up as it says:\n"
         "  objects:\n"
         "  - name: red\n    color: red\n    kind: cube\n    position:\n    - 0.45\n    - 0.15\n"
@@ -173,8 +174,8 @@ def test_deploy_shows_what_will_run_asks_and_runs_only_on_yes(
         "The skills it calls: skills/put_on.py\n"
         f"The plan ({workspace / 'plan.py'}):\n"
         "  from skills.put_on import put_on\n  \n  put_on('red', 'blue')\n"
-        "Run it on the robot at 127.0.0.1? [y/N] not run: nothing was sent to the robot at "
-        "127.0.0.1"
+        f"Run it on the robot at {franky_sim.host}? [y/N] not run: nothing was sent to the "
+        f"robot at {franky_sim.host}"
     )
     assert np.abs(franky_sim.sim.data.body("red").xpos - red).max() < 1e-3
     # The passing dry run is on record: a second deploy runs on the robot without another.
@@ -183,7 +184,7 @@ def test_deploy_shows_what_will_run_asks_and_runs_only_on_yes(
     assert out.startswith(
         "a dry run of this plan, scene and skill versions passed in franky-sim at "
     )
-    assert "done on the robot at 127.0.0.1: " in out
+    assert f"done on the robot at {franky_sim.host}: " in out
     blue = franky_sim.sim.data.body("blue").xpos
     landed = franky_sim.sim.data.body("red").xpos
     assert np.abs(landed - blue - [0, 0, 0.05]).max() < 0.01
@@ -237,7 +238,8 @@ def test_a_control_error_on_the_robot_is_recovered_and_says_what_to_do(
         assert main(deploy(workspace, "plan.py", "--robot", franky_sim.host, "--yes")) == 1
     out = capsys.readouterr().out
     assert (
-        "lyra: the plan did not finish on the robot at 127.0.0.1: seed 0: the code failed:" in out
+        f"lyra: the plan did not finish on the robot at {franky_sim.host}: seed 0: the code "
+        "failed:" in out
     )
     assert (
         "(libfranka: Move command preempted!); lyra called recover_from_errors() and the arm "
@@ -247,3 +249,50 @@ def test_a_control_error_on_the_robot_is_recovered_and_says_what_to_do(
     # The recovery reached the robot over the protocol.
     assert "Executing Automatic Error Recovery" in caplog.messages
     assert speed(franky_sim, over=0.5) < 0.01
+
+
+def test_a_perception_file_with_a_problem_is_refused_naming_its_line_before_the_dry_run(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    poses = workspace / "poses.yaml"
+    poses.write_text("red:\n  position: [0.45, 0.15]\n  size: [0.05, 0.05, 0.05]\n")
+    # No robot answers at this address: nothing connects before the run.
+    options = ("--robot", "172.16.0.2", "--perception", str(poses), "--yes")
+    assert main(deploy(workspace, "plan.py", *options)) == 1
+    out, err = capsys.readouterr()
+    assert out == ""  # no dry run, no question
+    assert err == (
+        f"lyra: {poses}:2: red.position.2: Field required\n"
+        "a poses file maps each object to where it is: `red_cube: {position: [0.5, 0.1, 0.025], "
+        "size: [0.05, 0.05, 0.05], yaw_deg: 0, color: red}` (docs/fr3.md)\n"
+    )
+
+
+@pytest.mark.slow
+def test_deploy_takes_the_objects_poses_from_the_perception_file(
+    franky_sim: FrankySim, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    poses = workspace / "poses.yaml"
+    measured = {
+        c.name: f"{c.name}: {{position: [{c.position[0]}, {c.position[1]}, 0.025], size: "
+        "[0.05, 0.05, 0.05]}\n"
+        for c in CUBES.objects
+    }
+    # A table where perception does not see blue: the robot refuses before anything moves.
+    poses.write_text(measured["red"] + measured["green"])
+    arm = franky_sim.sim.data.qpos[:7].copy()
+    options = ("--robot", franky_sim.host, "--perception", str(poses), "--yes")
+    assert main(deploy(workspace, "plan.py", *options)) == 1
+    out, err = capsys.readouterr()
+    assert f"Where the objects are: {poses}\n" in out
+    assert err == (
+        "lyra: perception does not see blue: set the table up as the scene says before running "
+        "it on the robot\n"
+    )
+    assert np.abs(franky_sim.sim.data.qpos[:7] - arm).max() < 1e-3
+    # Measured in full, the plan runs (its dry run is on record) and red lands on blue.
+    poses.write_text("".join(measured.values()))
+    assert main(deploy(workspace, "plan.py", *options)) == 0
+    assert f"done on the robot at {franky_sim.host}: " in capsys.readouterr().out
+    landed = franky_sim.sim.data.body("red").xpos - franky_sim.sim.data.body("blue").xpos
+    assert np.abs(landed - [0, 0, 0.05]).max() < 0.01

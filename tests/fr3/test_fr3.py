@@ -20,7 +20,7 @@ pytest.importorskip("franky", reason="the fr3 tests need franky: pip install '.[
 pytest.importorskip("franky_sim", reason="the fr3 tests need franky-sim: pip install '.[fr3]'")
 
 from envs.fr3.backend import FR3Backend
-from envs.fr3.perception import SimPerception, StaticPerception
+from envs.fr3.perception import PerceptionFileError, SimPerception, StaticPerception
 from envs.fr3.safety import Limits
 from envs.fr3.sim import FrankySim
 from envs.ravens.predicates import stacked
@@ -152,6 +152,14 @@ def test_static_perception_reads_a_poses_file_and_keeps_what_the_arm_moved(
     assert red.pose.yaw == pytest.approx(math.pi / 2)
     seen.placed("red_cube", Pose(Point(0.6, 0.0, 0.025)))
     assert seen.objects()["red_cube"].pose.position == Point(0.6, 0.0, 0.025)
-    poses.write_text("red_cube: {size: [0.05, 0.05, 0.05]}\n")
-    with pytest.raises(lyra.LyraError, match="cannot be read as object poses"):
+    poses.write_text(
+        "red_cube:\n  size: [0.05, 0.05, 0.05]\nblue_cube:\n  position: [0.5, 0.1, 0.025]\n"
+        "  size: [0.05, 0.05]\n  colour: blue\n"
+    )
+    with pytest.raises(PerceptionFileError) as refused:
         StaticPerception(poses)
+    assert refused.value.problems == [
+        f"{poses}:1: red_cube.position: Field required",
+        f"{poses}:5: blue_cube.size.2: Field required",
+        f"{poses}:6: blue_cube.colour: Extra inputs are not permitted",
+    ]

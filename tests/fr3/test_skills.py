@@ -16,7 +16,6 @@ pytest.importorskip("franky_sim", reason="the fr3 tests need franky-sim: pip ins
 from envs.fr3.backend import FR3Backend
 from envs.fr3.scene import FR3Scene, from_tabletop
 from envs.ravens.scene import load_scene, start_state
-from lyra.backend import make
 from lyra.curriculum import load_curriculum
 from lyra.episode import run_episode
 from lyra.errors import LayoutError
@@ -34,14 +33,6 @@ def staged(count: int, zones: list[dict[str, object]] | None = None) -> FR3Scene
         for i in range(count)
     ]
     return FR3Scene.model_validate({"objects": cubes, "zones": zones or []})
-
-
-@pytest.fixture
-def fr3() -> FR3Backend:
-    backend = make("fr3")
-    assert isinstance(backend, FR3Backend)
-    yield backend
-    backend.close()
 
 
 @pytest.mark.slow
