@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections.abc import Iterator
 
@@ -10,6 +11,15 @@ import pytest
 from lyra.backend import Backend, make
 from lyra.sandbox import LAYERS, rules_on, run_code
 from tests.chat_server import ChatServer
+
+
+def as_from_a_terminal() -> None:
+    """A child process's ``preexec_fn``: Ctrl-C reaches it as it would from a terminal.
+
+    A shell that starts this suite in the background without job control (``bash .ci/run &``)
+    ignores SIGINT, and a child would inherit that and never see the test's Ctrl-C.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import imageio.v3 as iio
 
 from envs.ravens.render import CLOSE_SIZE
 from lyra.cli import main
+from tests.conftest import as_from_a_terminal
 
 
 def test_help_lists_the_commands() -> None:
@@ -154,9 +155,7 @@ def test_ctrl_c_while_waiting_for_a_manual_answer_says_how_to_resume(tmp_path: P
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "LYRA_EMBEDDER": "none"},
-        # As from a terminal: a shell that starts this suite in the background without job
-        # control (`bash .ci/run &`) ignores SIGINT, and the child would inherit that.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=as_from_a_terminal,
     )
     deadline = time.monotonic() + 120
     # The prompt is written to a .partial file first and renamed: wait for the renamed one,

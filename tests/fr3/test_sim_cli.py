@@ -15,6 +15,7 @@ pytest.importorskip("franky", reason="the fr3 tests need franky: pip install '.[
 pytest.importorskip("franky_sim", reason="the fr3 tests need franky-sim: pip install '.[fr3]'")
 
 from lyra.cli import main
+from tests.conftest import as_from_a_terminal
 from tests.fr3.conftest import ON_BLUE, REPO, deploy
 
 POSE = re.compile(r"^  (\w+) \(([-\d.]+), ([-\d.]+), ([-\d.]+)\) yaw -?\d+$")
@@ -28,6 +29,7 @@ def test_lyra_fr3_sim_serves_an_arm_that_lyra_deploy_moves_the_cube_on(workspace
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_from_a_terminal,
     )
     try:
         assert server.stdout is not None
@@ -44,7 +46,12 @@ def test_lyra_fr3_sim_serves_an_arm_that_lyra_deploy_moves_the_cube_on(workspace
         )
     finally:
         server.send_signal(signal.SIGINT)  # Ctrl-C
-        out, err = server.communicate(timeout=60)
+        try:
+            out, err = server.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            # Not left serving on a loopback address the later fr3 tests would find taken.
+            server.kill()
+            raise
     assert server.returncode == 0, err
     assert out.endswith("\nfranky-sim stopped\n")
     poses = {
