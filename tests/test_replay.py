@@ -54,6 +54,11 @@ def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
             RAVENS / "sessions" / f"{name}.jsonl",
             load_curriculum(RAVENS / f"{name}.yaml"),
         )
+    # The structures again with room for the FR3's fingers: plans from the grown skills.
+    fr3 = REPO / "curricula" / "fr3"
+    outcomes += replay(
+        workspace, fr3 / "sessions" / "structures.jsonl", load_curriculum(fr3 / "structures.yaml")
+    )
 
     assert [(o.task, o.accepted) for o in outcomes] == [
         ("red-on-blue", True),
@@ -83,6 +88,9 @@ def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
         ("four-by-four-base", True),
         ("one-by-three-by-three-wall", True),
         ("four-by-three-by-three-pyramid", True),
+        ("two-by-two-base", True),
+        ("two-by-two-by-two-cube", True),
+        ("three-by-two-pyramid", True),
     ]
     assert sum(o.rounds > 1 for o in outcomes) >= 1  # at least one correction round
     assert sum(o.regression_checks for o in outcomes) >= 1  # the extension re-checked a tower

@@ -19,6 +19,7 @@ from envs.ravens.scene import load_scene, start_state
 from lyra.curriculum import load_curriculum
 from lyra.episode import run_episode
 from lyra.errors import LayoutError
+from lyra.examples import load_example
 from tests.fr3.conftest import REPO
 
 EDGE = 0.05  # the FR3 tests' cubes
@@ -119,3 +120,24 @@ def test_a_tabletop_object_with_no_fr3_counterpart_is_refused_by_name() -> None:
         "plate: the fr3 backend lays out cubes up to 7.5 cm (blocks with equal sides) and "
         "zones, not a plate of 18 x 14 x 1 cm"
     )
+
+
+@pytest.mark.slow
+def test_the_pyramid_taught_for_the_fr3_builds_in_franky_sim_on_a_seed_it_never_saw(
+    fr3: FR3Backend,
+) -> None:
+    # curricula/fr3/structures.yaml's last plan, as taught on the tabletop: rows 25 mm apart
+    # for the fingers, blocks within a row 5 mm apart so the top blocks rest on both below.
+    task = load_curriculum(REPO / "curricula/fr3/structures.yaml").tasks[3]
+    example = load_example(REPO / "examples/fr3_structures_three_by_two_pyramid_close_rows.yaml")
+    assert example.task == f"fr3-structures/{task.id}"
+    run = run_episode(
+        fr3, task.scene, 101, example.code, skills_root=REPO / "skills", success=task.success
+    )
+    assert run.ok, run.describe()
+    state = fr3.world_state()
+    for upper, lower in (("block_6", "block_0"), ("block_7", "block_4")):
+        top, below = state[upper].pose.position, state[lower].pose.position
+        # Each top block bridges the 5 mm gap beside the block it starts from, one level up.
+        assert top.z - below.z == pytest.approx(0.04, abs=0.003)
+        assert abs(top.y - below.y) == pytest.approx(0.0225, abs=0.005)
