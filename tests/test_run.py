@@ -327,11 +327,18 @@ def test_every_long_horizon_task_is_in_the_ten_retrieved(learnt: Workspace) -> N
         for query in [instructions[wanted], *queries]
     }
     missing = {key for key, ids in retrieved.items() if key[0] not in ids}
-    # Measured: all 58 queries find their example. Before the MT50 examples joined the
-    # library (912fd1d, e10bfef) one did not: "Make a square base of four blocks
-    # with small gaps between them." ranked the 2 x 2 base 11th, behind the 4 x 4 base and the
-    # four-block towers. A change that loses one should update this line and the closing note.
-    assert missing == set()
+    # Measured: 57 of the 58 queries find their example. "Make a square base of four blocks
+    # with small gaps between them." ranks the 2 x 2 base 16th (of 20 asked for), behind the
+    # four-block towers, both pyramids and the FR3's 2 x 2 x 2 cube (curricula/fr3, whose
+    # structures keep 25 mm gaps); it was 11th before the MT50 examples joined (912fd1d,
+    # e10bfef) and in the ten after them. A change that loses one more, or finds this one again,
+    # should update this line and the closing note.
+    assert missing == {
+        (
+            "ravens_structures_two_by_two_base",
+            "Make a square base of four blocks with small gaps between them.",
+        )
+    }
     assert len(memory.retrieve("Build a house.").examples) == 10
 
 
