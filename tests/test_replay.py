@@ -91,6 +91,7 @@ def test_replay_regrows_the_reference_library(tmp_path: Path) -> None:
         ("two-by-two-base", True),
         ("two-by-two-by-two-cube", True),
         ("three-by-two-pyramid", True),
+        ("three-by-two-pyramid-close-rows", True),
     ]
     assert sum(o.rounds > 1 for o in outcomes) >= 1  # at least one correction round
     assert sum(o.regression_checks for o in outcomes) >= 1  # the extension re-checked a tower
@@ -434,6 +435,7 @@ LAYOUTS_MT50 = [
     ("hand-insert-slip", True, 2),
     ("basketball-open", False, 4),
     ("basketball-rolls", False, 4),
+    ("stick-pull-far-right", False, 4),
 ]
 
 
