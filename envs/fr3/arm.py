@@ -9,7 +9,9 @@ the vertical, and passes :mod:`envs.fr3.safety` before franky sends anything.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 import os
 import threading
 from collections.abc import Callable
@@ -212,7 +214,35 @@ class FR3Arm:
         check_path(self.limits, self._kinematics, self.robot.current_joint_positions, target, what)
         franky = self._franky
         motion = franky.CartesianMotion(franky.Affine(target))
+        felt = self._guard(motion)
         self._timed(lambda: self._run(motion, what))
+        if felt:
+            # Something pressed on the hand: the motion stopped there, and nothing more moves
+            # until a person has looked, as after the arm's own reflexes.
+            self._stop.set()
+            force, limit = felt[0], self.limits.max_force
+            raise MotionError(
+                f"the arm felt {np.linalg.norm(force):.0f} N on the hand (x {force[0]:.0f}, "
+                f"y {force[1]:.0f}, z {force[2]:.0f} N; it stops at {limit:.0f} N along any axis) "
+                f"on its way to {what}, and stopped there. Look at the arm and the table (the "
+                "hand against an object or the table, a person), set the objects back as the "
+                "scene says, and run the plan again"
+            )
+
+    def _guard(self, motion: Any) -> list[np.ndarray]:
+        """Make ``motion`` stop where the hand feels the force limit.
+
+        Returns the list the force felt (x, y, z in the base frame) is added to if it does.
+        """
+        franky, limit = self._franky, self.limits.max_force
+        axes = (franky.Measure.FORCE_X, franky.Measure.FORCE_Y, franky.Measure.FORCE_Z)
+        over = functools.reduce(operator.or_, [(f >= limit) | (f <= -limit) for f in axes])
+        reaction = franky.Reaction(over, franky.CartesianStopMotion())
+        felt: list[np.ndarray] = []
+        # Called in franky's control thread: it only records.
+        reaction.register_callback(lambda state, _rel, _abs: felt.append(state.O_F_ext_hat_K[:3]))
+        motion.add_reaction(reaction)
+        return felt
 
     def _run(self, motion: Any, what: str) -> None:
         self.robot.move(motion, asynchronous=True)

@@ -4,7 +4,8 @@ franky-sim refuses nothing (an unreachable target fails later, inside its planne
 arm's reflexes stop it only once it is moving, so each move is checked here first: the tool
 point's target against the workspace box, the straight line to it against the arm's reach and
 its joint limits (solved along the line from where the joints are now), and the speed factor
-against its cap. Speed factors only ever slow the arm down.
+against its cap. Speed factors only ever slow the arm down. While it moves, a franky reaction
+stops it where it feels more than a force limit on the hand.
 """
 
 from __future__ import annotations
@@ -37,12 +38,17 @@ class Limits:
         high: its highest corner.
         max_speed: the cap on franky's ``relative_dynamics_factor`` (1 is the arm's full speed).
         joint_margin: radians short of each joint limit a solution must stay.
+        max_force: newtons of external force on the hand, along any axis of the base frame, at
+            which a motion stops (the arm's own estimate; franky-sim's always reads 0).
     """
 
     low: Point = field(default_factory=lambda: Point(0.25, -0.40, 0.01))
     high: Point = field(default_factory=lambda: Point(0.75, 0.40, 0.60))
     max_speed: float = 0.3
     joint_margin: float = 0.05
+    # Above what setting a cube down or closing the fingers on one presses with (a few newtons),
+    # below the arm's own collision reflexes, which stop it with an error to recover from.
+    max_force: float = 30.0
 
 
 class Kinematics(Protocol):

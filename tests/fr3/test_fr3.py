@@ -25,7 +25,7 @@ from envs.fr3.safety import Limits
 from envs.fr3.sim import FrankySim
 from envs.ravens.predicates import stacked
 from lyra import api
-from lyra.errors import GraspError, UnreachablePoseError
+from lyra.errors import GraspError, MotionError, StoppedError, UnreachablePoseError
 from lyra.geometry import Point, Pose
 from tests.fr3.conftest import CUBES
 
@@ -66,6 +66,30 @@ def test_reach_and_joint_limits_are_checked_along_the_line(
         with pytest.raises(UnreachablePoseError, match=r"joint 7 would reach .* past 2\.966"):
             api.move_ee(Point(0.554, 0.0, 0.5), yaw_deg=-170)
     assert sent == []
+    backend.close()
+
+
+def test_a_motion_stops_where_the_hand_feels_the_force_limit(franky_sim: FrankySim) -> None:
+    # franky-sim's force estimate always reads 0 N, so a 0 N limit is met at the first control
+    # tick, as a contact would meet 30 N on the arm: franky's reaction, in its control loop,
+    # turns the motion into a stop.
+    touchy = Limits(max_force=0.0)
+    backend = FR3Backend(franky_sim.host, SimPerception(franky_sim.sim, CUBES), limits=touchy)
+    backend.reset(CUBES, 0)
+    before = joints(backend)
+    with lyra.use(backend):
+        with pytest.raises(MotionError) as caught:
+            api.move_ee(Point(0.5, 0.1, 0.3))
+        assert str(caught.value) == (
+            "the arm felt 0 N on the hand (x 0, y 0, z 0 N; it stops at 0 N along any axis) on "
+            "its way to the point (0.500, 0.100, 0.300), and stopped there. Look at the arm and "
+            "the table (the hand against an object or the table, a person), set the objects back "
+            "as the scene says, and run the plan again"
+        )
+        assert np.abs(joints(backend) - before).max() < 1e-3
+        # Nothing more moves until the next reset.
+        with pytest.raises(StoppedError):
+            api.move_ee(Point(0.5, 0.1, 0.3))
     backend.close()
 
 
