@@ -56,6 +56,13 @@ def register(subparsers: Any) -> None:
         "the scene's poses",
     )
     deploy.add_argument(
+        "--speed",
+        type=float,
+        metavar="FACTOR",
+        help="the arm's speed, a fraction of its full speed (above 0, at most 1); the "
+        "backend's cap still holds (0.3 on the FR3). A first run on a new table: 0.1",
+    )
+    deploy.add_argument(
         "--yes", action="store_true", help="run on the robot without asking (for scripts)"
     )
     deploy.set_defaults(func=_deploy)
@@ -76,7 +83,14 @@ def _deploy(args: argparse.Namespace) -> int:
     spec = robot_spec(name)
     # Made before the dry run, so that a perception file with a problem is refused first;
     # nothing connects to the robot until the run.
-    options = {} if args.perception is None else {"perception": args.perception}
+    options: dict[str, Any] = {} if args.perception is None else {"perception": args.perception}
+    if args.speed is not None:
+        if not 0 < args.speed <= 1:
+            raise LyraError(
+                f"--speed {args.speed:g}: give a fraction of the arm's full speed, above 0 and "
+                "at most 1 (0.1 for a first run); nothing was run"
+            )
+        options["speed"] = args.speed
     robot = spec.connect_robot(args.robot, **options)
     try:
         skills = reached_skills(workspace, code)
@@ -189,6 +203,11 @@ def _what_will_run(
         f"The scene ({args.scene}); set the table up as it says:",
         *(f"  {line}" for line in table.splitlines()),
         *([f"Where the objects are: {args.perception}"] if args.perception else []),
+        *(
+            [f"At {args.speed:g} of the arm's full speed (never above the backend's cap)"]
+            if args.speed
+            else []
+        ),
         f"The skills it calls: {', '.join(f'skills/{name}.py' for name in skills) or 'none'}",
         f"The plan ({args.plan}):",
         *(f"  {line}" for line in code.rstrip().splitlines()),

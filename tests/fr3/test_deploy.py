@@ -23,6 +23,7 @@ pytest.importorskip("franky_sim", reason="the fr3 tests need franky-sim: pip ins
 
 import lyra.sandbox
 from envs.fr3 import SPEC
+from envs.fr3.arm import FR3Arm
 from envs.fr3.backend import FR3Backend
 from envs.fr3.sim import FrankySim
 from lyra.check import check_example
@@ -268,9 +269,26 @@ def test_a_perception_file_with_a_problem_is_refused_naming_its_line_before_the_
     )
 
 
+@pytest.mark.parametrize("factor", ["0", "1.5", "-0.1"])
+def test_a_speed_that_is_not_a_fraction_of_full_speed_is_refused_before_anything_runs(
+    factor: str, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    options = ("--robot", "172.16.0.2", "--speed", factor, "--yes")
+    assert main(deploy(workspace, "plan.py", *options)) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        f"lyra: --speed {float(factor):g}: give a fraction of the arm's full speed, above 0 and "
+        "at most 1 (0.1 for a first run); nothing was run\n"
+    )
+
+
 @pytest.mark.slow
 def test_deploy_takes_the_objects_poses_from_the_perception_file(
-    franky_sim: FrankySim, workspace: Path, capsys: pytest.CaptureFixture[str]
+    franky_sim: FrankySim,
+    workspace: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     poses = workspace / "poses.yaml"
     measured = {
@@ -290,9 +308,18 @@ def test_deploy_takes_the_objects_poses_from_the_perception_file(
         "it on the robot\n"
     )
     assert np.abs(franky_sim.sim.data.qpos[:7] - arm).max() < 1e-3
-    # Measured in full, the plan runs (its dry run is on record) and red lands on blue.
+    # Measured in full, the plan runs (its dry run is on record) and red lands on blue, at the
+    # speed asked for.
     poses.write_text("".join(measured.values()))
-    assert main(deploy(workspace, "plan.py", *options)) == 0
-    assert f"done on the robot at {franky_sim.host}: " in capsys.readouterr().out
+    speeds: list[float] = []
+    set_speed = FR3Arm.set_speed
+    monkeypatch.setattr(
+        FR3Arm, "set_speed", lambda arm, factor: speeds.append(set_speed(arm, factor)) or speeds[-1]
+    )
+    assert main(deploy(workspace, "plan.py", *options, "--speed", "0.1")) == 0
+    out = capsys.readouterr().out
+    assert "At 0.1 of the arm's full speed (never above the backend's cap)\n" in out
+    assert f"done on the robot at {franky_sim.host}: " in out
+    assert speeds == [pytest.approx(0.1)]
     landed = franky_sim.sim.data.body("red").xpos - franky_sim.sim.data.body("blue").xpos
     assert np.abs(landed - [0, 0, 0.05]).max() < 0.01
