@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 import lyra
+from envs.metaworld.arm import GRIP_LEAD
 from envs.metaworld.backend import MetaWorldBackend
-from envs.mujoco_parts import StepBudgetError
+from envs.mujoco_parts import StepBudgetError, norm3
 from lyra import api
 from lyra.backend import backend_spec
 from lyra.errors import GraspError, MotionError, UnknownJointError, UnreachablePoseError
@@ -181,9 +183,7 @@ def test_a_motion_right_after_a_blocked_push_moves(backend: MetaWorldBackend) ->
 
 def test_the_arms_dot_product_rounds_each_multiply_add_once() -> None:
     """The kernel-free dot the arm steers by: fused, as the recordings' BLAS kernel summed it."""
-    import numpy as np
-
-    from envs.mujoco_parts import dot3, norm3
+    from envs.mujoco_parts import dot3
 
     a, b = np.array([0.428, 0.842, -0.21]), np.array([0.602, -0.111, 0.871])
     first = Fraction(0.428 * 0.602) + Fraction(0.842) * Fraction(-0.111)
@@ -243,3 +243,31 @@ def test_a_motion_stopped_short_says_what_holds_the_arm_back(backend: MetaWorldB
         end = api.ee_pose().position
         api.move_ee(Point(end.x, end.y, 0.08))
     assert str(caught.value).endswith(": the arm touches the scene's fixed 'puck_goal'")
+
+
+def test_a_finger_on_a_bins_wall_does_not_wind_the_hands_target_aside(
+    backend: MetaWorldBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bin-picking's seed 20 lays the cube by its bin's wall, and a finger closes on the wall:
+    # the target steered onto the fingertips ran 13 cm aside of the hand, and the lift then tore
+    # the hand 9 cm off its line ("the gripper stopped 90 mm short").
+    arm = backend.arm
+    step, leads = arm.step, []
+
+    def watched(move: np.ndarray, *, budgeted: bool = True) -> None:
+        step(move, budgeted=budgeted)
+        lead = arm._mocap() - arm._hand()
+        leads.append(math.hypot(lead[0], lead[1]))
+
+    monkeypatch.setattr(arm, "step", watched)
+    backend.reset({"task": "bin-picking"}, 20)
+    with lyra.use(backend):
+        api.grasp("block")
+    assert max(leads) <= GRIP_LEAD
+    # Closed, the target is brought back onto the hand.
+    assert norm3(arm._mocap() - arm._hand()) <= 0.001
+    # The lift then rises straight; only the cube, held by its edge, slips out.
+    backend.reset({"task": "bin-picking"}, 20)
+    with lyra.use(backend), pytest.raises(GraspError) as slipped:
+        api.pick("block")
+    assert str(slipped.value) == "the grasp on 'block' slipped: it did not rise with the gripper"
