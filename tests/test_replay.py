@@ -436,6 +436,7 @@ LAYOUTS_MT50 = [
     ("basketball-open", False, 4),
     ("basketball-rolls", False, 4),
     ("stick-pull-far-right", False, 4),
+    ("bin-picking-by-wall-again", True, 2),
 ]
 
 
