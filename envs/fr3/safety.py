@@ -46,8 +46,9 @@ class Limits:
     high: Point = field(default_factory=lambda: Point(0.75, 0.40, 0.60))
     max_speed: float = 0.3
     joint_margin: float = 0.05
-    # Above what setting a cube down or closing the fingers on one presses with (a few newtons),
-    # below the arm's own collision reflexes, which stop it with an error to recover from.
+    # Above what setting a cube down or closing the fingers on one presses with (a few newtons).
+    # The arm's own collision reflexes (their thresholds set in Desk or by franky) may stop it
+    # first, with an error to recover from.
     max_force: float = 30.0
 
 
