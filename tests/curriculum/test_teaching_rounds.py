@@ -19,9 +19,10 @@ def test_the_thirty_mt50_tasks_cost_what_the_docs_say() -> None:
     # The handle: a plan and a skill not kept, a plan from above not kept, then from below (3
     # rounds), then its revision (2 rounds, counted after it was reached).
     assert rows["handle-pull"] == ["15", "2"]
+    assert rows["handle-pull-side"] == ["20", "0"]
     assert rows["soccer"] == ["not", "(12)"]
     assert out.stdout.splitlines()[-3:] == [
-        "28 of 30 reached in 81 rounds: 53 corrections, 1.89 a task",
-        "28 rounds spent on the 2 not reached: over all 30, 2.63 corrections a task",
+        "29 of 30 reached in 101 rounds: 72 corrections, 2.48 a task",
+        "12 rounds spent on the 1 not reached: over all 30, 2.77 corrections a task",
         "rounds after a task was reached (revisions for other layouts): 32",
     ]
