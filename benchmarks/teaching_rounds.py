@@ -11,10 +11,12 @@ The tasks counted are the scene tasks (MetaWorld's task names) of ``--tasks-of``
 curriculum of ``--sessions``, in the order given, holds tasks that taught them, some more than
 once (a skill after a plan failed, a plan taught again, a revision); its recorded session is
 ``sessions/NAME.jsonl`` beside it. A round is one ``plan``, ``skill_learning`` or
-``refinement`` request; a curriculum task was kept when an example of it is on file. A task is
-reached at the first curriculum task kept for it; its corrections are the rounds until then
-less one (every round after its first answered a person's line or a failed run). Rounds after
-that (revisions for layouts the first plan failed) are counted apart.
+``refinement`` request; a curriculum task was kept when an example of it is in the repository's
+``examples/``. A task is reached at the first curriculum task kept for it, in that order; its
+corrections are the rounds until then less one (every round after its first answered a person's
+line or a failed run), and a task never reached counts all its rounds less one the same way.
+Rounds after a task was reached (revisions for layouts its plan failed) are counted apart. A
+curriculum task with no recorded rounds is said so, not counted.
 """
 
 from __future__ import annotations
@@ -54,34 +56,39 @@ def main() -> None:
                 rounds[record["task"]] += 1
         for task in curriculum.tasks:
             name = scene_task(task)
-            if name in counted and rounds[task.id]:
-                key = f"{curriculum.name}/{task.id}"
+            key = f"{curriculum.name}/{task.id}"
+            if name in counted and not rounds[task.id]:
+                print(f"{key}: no rounds recorded in {path.stem}.jsonl, not counted")
+            elif name in counted:
                 taught[name].append((key, rounds[task.id], key in kept))
 
-    spent: dict[bool, int] = {True: 0, False: 0}  # rounds until reached, by whether it was
-    after, reached = 0, 0
+    reached, to_reach, unreached, revisions = 0, 0, 0, 0
     print(f"{'task':<28} {'rounds to reach':>15} {'after':>6}  taught by (x: not kept)")
     for name in sorted(counted):
         steps = taught[name]
         first = next((i for i, (_, _, ok) in enumerate(steps) if ok), None)
         cut = len(steps) if first is None else first + 1
-        to_reach = sum(n for _, n, _ in steps[:cut])
-        spent[first is not None] += to_reach
-        after += sum(n for _, n, _ in steps[cut:])
-        reached += first is not None
-        shown = to_reach if first is not None else f"not ({to_reach})"
+        until = sum(n for _, n, _ in steps[:cut])
+        after = sum(n for _, n, _ in steps[cut:])
+        if first is None:
+            unreached += until
+        else:
+            reached, to_reach = reached + 1, to_reach + until
+        revisions += after
+        shown = until if first is not None else f"not ({until})"
         path = ", ".join(f"{key} {n}{'' if ok else ' x'}" for key, n, ok in steps)
-        print(f"{name:<28} {shown!s:>15} {sum(n for _, n, _ in steps[cut:]):>6}  {path}")
+        print(f"{name:<28} {shown!s:>15} {after:>6}  {path}")
     total = len(counted)
+    per_reached = (to_reach - reached) / reached if reached else float("nan")
     print(
-        f"\n{reached} of {total} reached in {spent[True]} rounds: "
-        f"{spent[True] - reached} corrections, {(spent[True] - reached) / reached:.2f} a task"
+        f"\n{reached} of {total} reached in {to_reach} rounds: "
+        f"{to_reach - reached} corrections, {per_reached:.2f} a task"
     )
     print(
-        f"{spent[False]} rounds spent on the {total - reached} not reached: over all {total}, "
-        f"{(sum(spent.values()) - total) / total:.2f} corrections a task"
+        f"{unreached} rounds spent on the {total - reached} not reached: over all {total}, "
+        f"{(to_reach + unreached - total) / total:.2f} corrections a task"
     )
-    print(f"rounds after a task was reached (revisions for other layouts): {after}")
+    print(f"rounds after a task was reached (revisions for other layouts): {revisions}")
 
 
 if __name__ == "__main__":

@@ -425,7 +425,8 @@ def test_replay_teaches_skills_for_the_mt50_tasks_no_plan_did(tmp_path: Path) ->
     assert grown == {**before, **kept}
 
 
-# The MT50 plans revised on layouts where they failed (seeds 20-59): task, accepted, rounds.
+# The MT50 plans revised on layouts where they failed (seeds 20-99), and the tasks nothing was
+# kept for taught again: task, accepted, rounds.
 LAYOUTS_MT50 = [
     ("reach-wall-high", True, 2),
     ("pick-place-wall-high", True, 2),
