@@ -22,12 +22,12 @@ curriculum task with no recorded rounds is said so, not counted.
 from __future__ import annotations
 
 import argparse
-import json
 from collections import defaultdict
 from pathlib import Path
 
 from lyra.curriculum import Task, load_curriculum
 from lyra.examples import iter_examples
+from lyra.llm.session import read_log
 
 REPO = Path(__file__).resolve().parents[1]
 ROUNDS = ("plan", "skill_learning", "refinement")
@@ -49,11 +49,10 @@ def main() -> None:
     taught: dict[str, list[tuple[str, int, bool]]] = defaultdict(list)
     for path in args.sessions:
         curriculum = load_curriculum(path)
-        rounds: dict[str, int] = defaultdict(int)
-        for line in (path.parent / "sessions" / f"{path.stem}.jsonl").open(encoding="utf-8"):
-            record = json.loads(line)
-            if record["purpose"] in ROUNDS:
-                rounds[record["task"]] += 1
+        rounds: dict[str | None, int] = defaultdict(int)
+        for record in read_log(path.parent / "sessions" / f"{path.stem}.jsonl"):
+            if record.purpose in ROUNDS:
+                rounds[record.task] += 1
         for task in curriculum.tasks:
             name = scene_task(task)
             key = f"{curriculum.name}/{task.id}"
@@ -75,7 +74,7 @@ def main() -> None:
         else:
             reached, to_reach = reached + 1, to_reach + until
         revisions += after
-        shown = until if first is not None else f"not ({until})"
+        shown = f"not ({until})" if first is None else until
         path = ", ".join(f"{key} {n}{'' if ok else ' x'}" for key, n, ok in steps)
         print(f"{name:<28} {shown!s:>15} {after:>6}  {path}")
     total = len(counted)
